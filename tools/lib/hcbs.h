@@ -78,4 +78,27 @@ int hcbs_cgroup_of_pid(pid_t pid, char *path, size_t len, int *version,
 int hcbs_container_cgroup(const char *name, const char *lxcpath, char *path,
 			  size_t len, int *version, char *err, size_t errlen);
 
+/* ---- small helpers (extensions; stable too) ---- */
+
+/* printf into an error buffer; does nothing when @err is NULL. */
+void hcbs_seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Read a whole (small, e.g. /proc or cgroupfs) file into a NUL-terminated,
+ * malloc()ed buffer.  Returns 0 or -errno (the file's open/read error).
+ */
+int hcbs_read_text(const char *path, char **text, char *err, size_t errlen);
+
+/*
+ * The pure part of hcbs_cgroup_of_pid(), for tests and for callers that
+ * already hold the texts: resolve the contents of a /proc/PID/cgroup file
+ * against the contents of a /proc/self/mountinfo file.  A cgroup v1
+ * hierarchy with the cpu controller wins over the v2 line (hybrid layout).
+ * Returns -ENOENT when no mount reaches the cgroup.
+ */
+int hcbs_cgroup_resolve(const char *proc_cgroup, const char *mountinfo,
+			char *path, size_t len, int *version,
+			char *err, size_t errlen);
+
 #endif /* HCBS_UTIL_H */

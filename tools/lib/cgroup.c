@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which cgroup directory holds the cpu controller for a process:
+ * /proc/PID/cgroup gives the path inside each hierarchy, /proc/self/mountinfo
+ * tells where (and from which root) each hierarchy is mounted here.  Nothing
+ * is guessed from names, and /sys/fs/cgroup is not assumed: hybrid systems
+ * mount cgroup2 at /sys/fs/cgroup/unified, and a cgroup namespace mounts a
+ * subtree.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hcbs.h"
+
+int hcbs_read_text(const char *path, char **text, char *err, size_t errlen)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	int fd, ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		hcbs_seterr(err, errlen, "%s: %s", path, strerror(errno));
+		free(buf);
+		return ret;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 2) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				ret = -ENOMEM;
+				hcbs_seterr(err, errlen, "%s: out of memory", path);
+				goto out;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			hcbs_seterr(err, errlen, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+out:
+	close(fd);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	buf[len] = '\0';
+	*text = buf;
+	return 0;
+}
+
+/* Is @word one of the comma-separated items of @list[0..n)? */
+static bool in_list(const char *list, size_t n, const char *word)
+{
+	size_t wl = strlen(word);
+	const char *p = list, *end = list + n;
+
+	while (p < end) {
+		const char *c = memchr(p, ',', (size_t)(end - p));
+		size_t l = c ? (size_t)(c - p) : (size_t)(end - p);
+
+		if (l == wl && !memcmp(p, word, wl))
+			return true;
+		p += l + 1;
+	}
+	return false;
+}
+
+/* Decode mountinfo's octal escapes (\040 for space, ...) in place. */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = '\0';
+}
+
+/* Split @line on spaces into at most @max fields; returns the count. */
+static int split(char *line, char **f, int max)
+{
+	int n = 0;
+
+	while (*line && n < max) {
+		while (*line == ' ')
+			line++;
+		if (!*line)
+			break;
+		f[n++] = line;
+		while (*line && *line != ' ')
+			line++;
+		if (*line)
+			*line++ = '\0';
+	}
+	return n;
+}
+
+/*
+ * Find, in @mountinfo, a mount of the hierarchy (cgroup2 when @v == 2, else a
+ * cgroup v1 mount whose super options contain "cpu") whose root is a prefix
+ * of @cgpath, and build the absolute path into @path.
+ */
+static int map_to_mount(const char *mountinfo, const char *cgpath, int v,
+			char *path, size_t len)
+{
+	char *copy = strdup(mountinfo), *save = NULL, *line;
+	int ret = -ENOENT;
+
+	if (!copy)
+		return -ENOMEM;
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f[64];
+		int n = split(line, f, 64), sep;
+		size_t rl;
+		const char *rest;
+
+		for (sep = 6; sep < n && strcmp(f[sep], "-"); sep++)
+			;
+		if (sep + 3 >= n)
+			continue;
+		if (v == 2 && strcmp(f[sep + 1], "cgroup2"))
+			continue;
+		if (v == 1 && (strcmp(f[sep + 1], "cgroup") ||
+			       !in_list(f[sep + 3], strlen(f[sep + 3]), "cpu")))
+			continue;
+		unescape(f[3]);
+		unescape(f[4]);
+		rl = strlen(f[3]);
+		if (!strcmp(f[3], "/"))
+			rest = cgpath;
+		else if (!strncmp(cgpath, f[3], rl) &&
+			 (cgpath[rl] == '/' || cgpath[rl] == '\0'))
+			rest = cgpath + rl;
+		else
+			continue;
+		if (!strcmp(rest, "/"))
+			rest = "";
+		if ((size_t)snprintf(path, len, "%s%s", f[4], rest) >= len) {
+			ret = -ENAMETOOLONG;
+			break;
+		}
+		ret = 0;
+		break;
+	}
+	free(copy);
+	return ret;
+}
+
+int hcbs_cgroup_resolve(const char *proc_cgroup, const char *mountinfo,
+			char *path, size_t len, int *version,
+			char *err, size_t errlen)
+{
+	char *copy = strdup(proc_cgroup), *save = NULL, *line;
+	char *v1path = NULL, *v2path = NULL;
+	int ret;
+
+	if (!copy)
+		return -ENOMEM;
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+
+		if (!c2 || c2[1] != '/')
+			continue;
+		if (!strncmp(line, "0::", 3))
+			v2path = c2 + 1;
+		else if (in_list(c1 + 1, (size_t)(c2 - c1 - 1), "cpu"))
+			v1path = c2 + 1;
+	}
+	/* A v1 cpu hierarchy wins: then the cpu controller is not on v2. */
+	if (v1path) {
+		ret = map_to_mount(mountinfo, v1path, 1, path, len);
+		if (!ret)
+			*version = 1;
+	} else if (v2path) {
+		ret = map_to_mount(mountinfo, v2path, 2, path, len);
+		if (!ret)
+			*version = 2;
+	} else {
+		hcbs_seterr(err, errlen, "no cgroup v2 or cpu cgroup v1 hierarchy in /proc/PID/cgroup");
+		free(copy);
+		return -ENOENT;
+	}
+	if (ret == -ENOENT)
+		hcbs_seterr(err, errlen, "cgroup '%s' is not reachable from any cgroup%s mount here",
+			    v1path ? v1path : v2path, v1path ? " (cpu)" : "2");
+	else if (ret == -ENAMETOOLONG)
+		hcbs_seterr(err, errlen, "cgroup path too long");
+	else if (ret)
+		hcbs_seterr(err, errlen, "%s", strerror(-ret));
+	free(copy);
+	return ret;
+}
+
+int hcbs_cgroup_of_pid(pid_t pid, char *path, size_t len, int *version,
+		       char *err, size_t errlen)
+{
+	char file[64], *cg = NULL, *mi = NULL, e[HCBS_ERRLEN];
+	int ret;
+
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
+	ret = hcbs_read_text(file, &cg, e, sizeof(e));
+	if (ret) {
+		hcbs_seterr(err, errlen, "%s", ret == -ENOENT ?
+			    "no such process" : e);
+		return ret == -ENOENT ? -ESRCH : ret;
+	}
+	ret = hcbs_read_text("/proc/self/mountinfo", &mi, err, errlen);
+	if (!ret)
+		ret = hcbs_cgroup_resolve(cg, mi, path, len, version, err, errlen);
+	free(cg);
+	free(mi);
+	return ret;
+}

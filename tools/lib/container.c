@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cpu cgroup of a running LXC container.
+ *
+ * liblxc has no public call that returns a container's cgroup path, so:
+ * liblxc gives the init pid, /proc/PID/cgroup plus mountinfo give init's
+ * cgroup (hcbs_cgroup_of_pid()), and then two corrections make it the
+ * *limit* cgroup LXC writes lxc.cgroup2.* keys to:
+ *  - lxc.cgroup.dir.container.inner: init lives in an inner child of the
+ *    limit cgroup; strip that many components;
+ *  - on cgroup v2, init may have been moved below the limit cgroup (systemd
+ *    as init moves itself to init.scope).  liblxc can read a file of the
+ *    limit cgroup for us (get_cgroup_item()), so we compare its cgroup.stat
+ *    with that of init's cgroup and of each ancestor: nr_descendants grows
+ *    strictly on the way up, so at most one directory matches.
+ *
+ * Never call this from an LXC hook of the same container: init_pid() and
+ * get_cgroup_item() talk to the container's monitor, which does not answer
+ * while it runs a hook.  Hooks use hcbs_cgroup_of_pid($LXC_PID) instead.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "hcbs.h"
+
+#ifdef HAVE_LXC
+#include <lxc/lxccontainer.h>
+
+/* Drop the last @n components of @path (never above "/"). */
+static void strip_components(char *path, int n)
+{
+	while (n-- > 0) {
+		char *s = strrchr(path, '/');
+
+		if (!s || s == path)
+			return;
+		*s = '\0';
+	}
+}
+
+static int count_components(const char *rel)
+{
+	int n = 0;
+
+	for (const char *p = rel; *p; p++)
+		if (*p != '/' && (p == rel || p[-1] == '/'))
+			n++;
+	return n;
+}
+
+/* Walk up from @path until its cgroup.stat equals @want (v2 only). */
+static void match_limit_cgroup(char *path, const char *want)
+{
+	char cand[PATH_MAX], file[PATH_MAX + 16];
+
+	snprintf(cand, sizeof(cand), "%s", path);
+	for (int depth = 0; depth < 64; depth++) {
+		char *text = NULL;
+		bool same;
+
+		snprintf(file, sizeof(file), "%s/cgroup.stat", cand);
+		if (hcbs_read_text(file, &text, NULL, 0))
+			return;
+		same = !strcmp(text, want);
+		free(text);
+		if (same) {
+			strcpy(path, cand);
+			return;
+		}
+		char *s = strrchr(cand, '/');
+
+		if (!s || s == cand)
+			return;
+		*s = '\0';
+	}
+}
+
+int hcbs_container_cgroup(const char *name, const char *lxcpath, char *path,
+			  size_t len, int *version, char *err, size_t errlen)
+{
+	struct lxc_container *c;
+	char inner[256] = "", stat[512];
+	pid_t pid;
+	int ret;
+
+	c = lxc_container_new(name, lxcpath);
+	if (!c) {
+		hcbs_seterr(err, errlen, "cannot open container '%s' (bad name or lxcpath?)", name);
+		return -ENOENT;
+	}
+	if (!c->is_running(c)) {
+		if (c->is_defined(c)) {
+			hcbs_seterr(err, errlen, "container '%s' is not running", name);
+			ret = -ESRCH;
+		} else {
+			hcbs_seterr(err, errlen, "no container '%s' in %s", name,
+				    c->get_config_path(c));
+			ret = -ENOENT;
+		}
+		lxc_container_put(c);
+		return ret;
+	}
+	pid = c->init_pid(c);
+	if (pid <= 0) {
+		hcbs_seterr(err, errlen, "container '%s' has no init process (stopping?)", name);
+		lxc_container_put(c);
+		return -ESRCH;
+	}
+	ret = hcbs_cgroup_of_pid(pid, path, len, version, err, errlen);
+	if (ret) {
+		lxc_container_put(c);
+		return ret;
+	}
+	if (c->get_config_item(c, "lxc.cgroup.dir.container.inner", inner,
+			       sizeof(inner)) > 0 && inner[0])
+		strip_components(path, count_components(inner));
+	if (*version == 2) {
+		int n = c->get_cgroup_item(c, "cgroup.stat", stat, sizeof(stat));
+
+		if (n > 0 && (size_t)n < sizeof(stat)) {
+			stat[n] = '\0';
+			match_limit_cgroup(path, stat);
+		}
+	}
+	lxc_container_put(c);
+	return 0;
+}
+
+#else /* !HAVE_LXC */
+
+int hcbs_container_cgroup(const char *name, const char *lxcpath, char *path,
+			  size_t len, int *version, char *err, size_t errlen)
+{
+	(void)lxcpath; (void)path; (void)len; (void)version;
+	hcbs_seterr(err, errlen, "container '%s': built without liblxc; use --cgroup PATH", name);
+	return -ENOTSUP;
+}
+
+#endif
