@@ -7,7 +7,7 @@ HCBS_CACHE=${HCBS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hcbs}
 # from its changelog into $HCBS_CACHE/src/VERSION.
 HCBS_SRC_PKG=linux-source-6.12
 HCBS_SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
-HCBS_SRC=$HCBS_CACHE/src/linux
+HCBS_SRC=${HCBS_SRC:-$HCBS_CACHE/src/linux}
 HCBS_VENV=$HCBS_CACHE/venv
 HCBS_VNG_VERSION=1.42
 
