@@ -1,0 +1,803 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers for the in-guest HCBS selftests; see hcbs_test.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "hcbs_test.h"
+
+#ifndef SCHED_DEADLINE
+#define SCHED_DEADLINE 6
+#endif
+
+/*
+ * The harness forks a child per test and ends it with _exit(), which drops
+ * whatever stdio still buffers: make stdout line-buffered for everyone.
+ */
+static void __attribute__((constructor)) hcbs_stdio_init(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+void hcbs_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("# ", stdout);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+/* --------------------------------------------------------------- clocks */
+static uint64_t ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * HCBS_NSEC_PER_SEC + ts->tv_nsec;
+}
+
+uint64_t hcbs_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts_ns(&ts);
+}
+
+uint64_t hcbs_thread_cputime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts_ns(&ts);
+}
+
+void hcbs_sleep_until_ns(uint64_t mono_ns)
+{
+	struct timespec ts = {
+		.tv_sec = mono_ns / HCBS_NSEC_PER_SEC,
+		.tv_nsec = mono_ns % HCBS_NSEC_PER_SEC,
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+void hcbs_sleep_ms(unsigned int ms)
+{
+	hcbs_sleep_until_ns(hcbs_now_ns() + ms * HCBS_NSEC_PER_MSEC);
+}
+
+int hcbs_proc_cputime_ns(pid_t pid, uint64_t *ns)
+{
+	struct timespec ts;
+	clockid_t clk;
+	int err;
+
+	err = clock_getcpuclockid(pid, &clk);
+	if (err)
+		return -err;
+	if (clock_gettime(clk, &ts))
+		return -errno;
+	*ns = ts_ns(&ts);
+	return 0;
+}
+
+int hcbs_schedstat_ns(pid_t pid, uint64_t *run_ns)
+{
+	char path[64];
+	unsigned long long run;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%llu", &run);
+	fclose(f);
+	if (n != 1)
+		return -EIO;
+	*run_ns = run;
+	return 0;
+}
+
+/* ------------------------------------------------------------ cgroup v2 */
+const char *hcbs_cg_root(void)
+{
+	const char *r = getenv("HCBS_CGROUP_ROOT");
+
+	return r && *r ? r : "/sys/fs/cgroup";
+}
+
+int hcbs_cg_path(char *out, size_t len, const char *parent, const char *name)
+{
+	if ((size_t)snprintf(out, len, "%s/%s", parent, name) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int hcbs_cg_create(const char *cg)
+{
+	if (mkdir(cg, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int file_path(char *out, size_t len, const char *cg, const char *file)
+{
+	return hcbs_cg_path(out, len, cg, file);
+}
+
+int hcbs_write_str(const char *path, const char *s)
+{
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != strlen(s))
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+int hcbs_cg_write(const char *cg, const char *file, const char *fmt, ...)
+{
+	char path[PATH_MAX], buf[256];
+	va_list ap;
+	int err;
+
+	err = file_path(path, sizeof(path), cg, file);
+	if (err)
+		return err;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return hcbs_write_str(path, buf);
+}
+
+int hcbs_read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	size_t off = 0;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (off + 1 < len) {
+		n = read(fd, buf + off, len - 1 - off);
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		off += n;
+	}
+	close(fd);
+	buf[off] = '\0';
+	while (off && buf[off - 1] == '\n')
+		buf[--off] = '\0';
+	return err;
+}
+
+int hcbs_cg_read(const char *cg, const char *file, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	int err;
+
+	err = file_path(path, sizeof(path), cg, file);
+	if (err)
+		return err;
+	return hcbs_read_file(path, buf, len);
+}
+
+int hcbs_cg_read_key(const char *cg, const char *file, const char *key,
+		     long long *val)
+{
+	char buf[4096], *line, *save = NULL;
+	size_t klen = strlen(key);
+	int err;
+
+	err = hcbs_cg_read(cg, file, buf, sizeof(buf));
+	if (err)
+		return err;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, key, klen) && line[klen] == ' ')
+			return sscanf(line + klen, "%lld", val) == 1 ? 0 : -EIO;
+	}
+	return -ENOENT;
+}
+
+bool hcbs_cg_has_file(const char *cg, const char *file)
+{
+	char path[PATH_MAX];
+
+	if (file_path(path, sizeof(path), cg, file))
+		return false;
+	return access(path, F_OK) == 0;
+}
+
+bool hcbs_cg_has_word(const char *cg, const char *file, const char *word)
+{
+	char buf[4096], *tok, *save = NULL;
+
+	if (hcbs_cg_read(cg, file, buf, sizeof(buf)))
+		return false;
+	for (tok = strtok_r(buf, " \n", &save); tok;
+	     tok = strtok_r(NULL, " \n", &save))
+		if (!strcmp(tok, word))
+			return true;
+	return false;
+}
+
+int hcbs_cg_attach(const char *cg, pid_t pid)
+{
+	return hcbs_cg_write(cg, "cgroup.procs", "%d", pid);
+}
+
+int hcbs_cg_id(const char *cg, uint64_t *id)
+{
+	struct stat st;
+
+	if (stat(cg, &st))
+		return -errno;
+	*id = st.st_ino;
+	return 0;
+}
+
+static bool cg_empty(const char *cg)
+{
+	char buf[64];
+
+	/* cgroup.events says "populated 0" once the subtree has no task. */
+	if (!hcbs_cg_read(cg, "cgroup.events", buf, sizeof(buf)))
+		return strstr(buf, "populated 0") != NULL;
+	if (hcbs_cg_read(cg, "cgroup.procs", buf, sizeof(buf)))
+		return true;
+	return buf[0] == '\0';
+}
+
+static void cg_kill_all(const char *cg)
+{
+	char buf[8192], *tok, *save = NULL;
+
+	if (!hcbs_cg_write(cg, "cgroup.kill", "1"))
+		return;
+	if (hcbs_cg_read(cg, "cgroup.procs", buf, sizeof(buf)))
+		return;
+	for (tok = strtok_r(buf, "\n", &save); tok;
+	     tok = strtok_r(NULL, "\n", &save))
+		kill(atoi(tok), SIGKILL);
+}
+
+int hcbs_cg_destroy(const char *cg)
+{
+	char sub[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int i;
+
+	d = opendir(cg);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") ||
+		    !strcmp(de->d_name, ".."))
+			continue;
+		if (!hcbs_cg_path(sub, sizeof(sub), cg, de->d_name))
+			hcbs_cg_destroy(sub);
+	}
+	closedir(d);
+
+	for (i = 0; i < 500; i++) {
+		if (!rmdir(cg) || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		if (!cg_empty(cg) && i % 50 == 0)
+			cg_kill_all(cg);
+		usleep(10000);
+	}
+	return -EBUSY;
+}
+
+int hcbs_cg_root_cpu_enable(bool *enabled_here)
+{
+	const char *root = hcbs_cg_root();
+	int err;
+
+	*enabled_here = false;
+	if (hcbs_cg_has_word(root, "cgroup.subtree_control", "cpu"))
+		return 0;
+	if (!hcbs_cg_has_word(root, "cgroup.controllers", "cpu"))
+		return -ENODEV;
+	err = hcbs_cg_write(root, "cgroup.subtree_control", "+cpu");
+	if (!err)
+		*enabled_here = true;
+	return err;
+}
+
+void hcbs_cg_root_cpu_restore(bool enabled_here)
+{
+	int i;
+
+	if (!enabled_here)
+		return;
+	for (i = 0; i < 100; i++) {
+		if (!hcbs_cg_write(hcbs_cg_root(), "cgroup.subtree_control", "-cpu"))
+			return;
+		usleep(10000);
+	}
+}
+
+/* ----------------------------------------------------------- hcbs state */
+bool hcbs_cg_is_hcbs(const char *cg)
+{
+	return hcbs_cg_has_file(cg, "cpu.rt.max");
+}
+
+int hcbs_set_rt_max(const char *cg, long long runtime_us, long long period_us)
+{
+	if (runtime_us < 0)
+		return hcbs_cg_write(cg, "cpu.rt.max", "max %lld", period_us);
+	return hcbs_cg_write(cg, "cpu.rt.max", "%lld %lld", runtime_us, period_us);
+}
+
+/* --------------------------------------------------------- global state */
+int hcbs_nr_cpus(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+int hcbs_read_long(const char *path, long long *val)
+{
+	char buf[64];
+	int err;
+
+	err = hcbs_read_file(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	return sscanf(buf, "%lld", val) == 1 ? 0 : -EIO;
+}
+
+double hcbs_rt_global_bw(void)
+{
+	long long rt, period;
+
+	if (hcbs_read_long("/proc/sys/kernel/sched_rt_runtime_us", &rt) ||
+	    hcbs_read_long("/proc/sys/kernel/sched_rt_period_us", &period) ||
+	    rt < 0 || period <= 0)
+		return 1.0;
+	return (double)rt / period;
+}
+
+static const char *debugfs_sched(void)
+{
+	static const char *path = "/sys/kernel/debug/sched/debug";
+
+	if (access(path, R_OK))
+		mount("none", "/sys/kernel/debug", "debugfs", 0, NULL);
+	return access(path, R_OK) ? NULL : path;
+}
+
+int hcbs_dl_total_bw(long long *bw, int max_cpus)
+{
+	const char *path = debugfs_sched();
+	char line[512];
+	int cpu = -1, found = 0;
+	FILE *f;
+
+	if (!path)
+		return -ENOENT;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *p;
+
+		if (sscanf(line, "dl_rq[%d]:", &cpu) == 1)
+			continue;
+		p = strstr(line, ".dl_bw->total_bw");
+		if (!p || cpu < 0 || cpu >= max_cpus)
+			continue;
+		p = strchr(p, ':');
+		if (p && sscanf(p + 1, "%lld", &bw[cpu]) == 1)
+			found = cpu + 1 > found ? cpu + 1 : found;
+		cpu = -1;
+	}
+	fclose(f);
+	return found ? found : -ENOENT;
+}
+
+/* ----------------------------------------------------------------- tasks */
+int hcbs_set_policy(pid_t pid, int policy, int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	if (policy != SCHED_FIFO && policy != SCHED_RR)
+		sp.sched_priority = 0;
+	return sched_setscheduler(pid, policy, &sp) ? -errno : 0;
+}
+
+int hcbs_pin_cpu(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set) ? -errno : 0;
+}
+
+/* struct sched_attr, SCHED_ATTR_SIZE_VER0; named ours to avoid libc clashes. */
+struct hcbs_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+};
+
+int hcbs_set_deadline(pid_t pid, uint64_t runtime_ns, uint64_t deadline_ns,
+		      uint64_t period_ns)
+{
+	struct hcbs_sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_DEADLINE,
+		.sched_runtime = runtime_ns,
+		.sched_deadline = deadline_ns,
+		.sched_period = period_ns,
+	};
+
+	return syscall(SYS_sched_setattr, pid, &attr, 0) ? -errno : 0;
+}
+
+static void __attribute__((noreturn)) hog_loop(struct hcbs_hog_shm *shm)
+{
+	uint64_t last = hcbs_now_ns(), t;
+
+	for (;;) {
+		t = hcbs_now_ns();
+		if (shm->gap_reset) {
+			shm->gap_reset = 0;
+			shm->max_gap_ns = 0;
+		} else if (t - last > shm->max_gap_ns) {
+			shm->max_gap_ns = t - last;
+		}
+		last = t;
+		shm->loops++;
+	}
+}
+
+int hcbs_hog_start(struct hcbs_hog *hog, const struct hcbs_hog_spec *spec,
+		   const char **step)
+{
+	pid_t parent = getpid(), pid;
+	const char *dummy;
+	int pfd[2], err;
+	char c = 'g';
+
+	if (!step)
+		step = &dummy;
+	hog->pid = 0;
+	hog->shm = mmap(NULL, sizeof(*hog->shm), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (hog->shm == MAP_FAILED) {
+		hog->shm = NULL;
+		*step = "mmap";
+		return -errno;
+	}
+	if (pipe2(pfd, O_CLOEXEC)) {
+		*step = "pipe";
+		return -errno;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		*step = "fork";
+		err = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(pfd[1]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		/* Wait until the parent has placed us; EOF means it gave up. */
+		if (read(pfd[0], &c, 1) != 1)
+			_exit(1);
+		close(pfd[0]);
+		hog_loop(hog->shm);
+	}
+	close(pfd[0]);
+	hog->pid = pid;
+
+	err = 0;
+	if (spec->cpu >= 0) {
+		*step = "affinity";
+		err = hcbs_pin_cpu(pid, spec->cpu);
+	}
+	if (!err && spec->cgroup) {
+		*step = "cgroup";
+		err = hcbs_cg_attach(spec->cgroup, pid);
+	}
+	if (!err) {
+		*step = "policy";
+		err = hcbs_set_policy(pid, spec->policy, spec->prio);
+	}
+	if (!err && write(pfd[1], &c, 1) != 1) {
+		*step = "start";
+		err = -EIO;
+	}
+	close(pfd[1]);
+	if (err)
+		hcbs_hog_stop(hog);
+	return err;
+}
+
+void hcbs_hog_stop(struct hcbs_hog *hog)
+{
+	if (hog->pid > 0) {
+		kill(hog->pid, SIGKILL);
+		while (waitpid(hog->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		hog->pid = 0;
+	}
+	if (hog->shm) {
+		munmap(hog->shm, sizeof(*hog->shm));
+		hog->shm = NULL;
+	}
+}
+
+void hcbs_hog_reset_gap(struct hcbs_hog *hog)
+{
+	if (hog->shm)
+		hog->shm->gap_reset = 1;
+}
+
+int hcbs_measure_shares(const pid_t *pids, int n, unsigned int window_ms,
+			double *share)
+{
+	uint64_t c0[n], c1[n], t0, t1;
+	int i, err;
+
+	t0 = hcbs_now_ns();
+	for (i = 0; i < n; i++) {
+		err = hcbs_proc_cputime_ns(pids[i], &c0[i]);
+		if (err)
+			return err;
+	}
+	hcbs_sleep_until_ns(t0 + window_ms * HCBS_NSEC_PER_MSEC);
+	t1 = hcbs_now_ns();
+	for (i = 0; i < n; i++) {
+		err = hcbs_proc_cputime_ns(pids[i], &c1[i]);
+		if (err)
+			return err;
+		share[i] = (double)(c1[i] - c0[i]) / (double)(t1 - t0);
+	}
+	return 0;
+}
+
+unsigned int hcbs_window_ms(unsigned int dflt)
+{
+	const char *e = getenv("HCBS_WINDOW_MS");
+	long v;
+
+	if (!e || !*e)
+		return dflt;
+	v = strtol(e, NULL, 10);
+	return v > 0 ? (unsigned int)v : dflt;
+}
+
+bool hcbs_machine_slow(void)
+{
+	const char *e = getenv("KSFT_MACHINE_SLOW");
+
+	return e && !strcmp(e, "yes");
+}
+
+const char *hcbs_tmp_dir(void)
+{
+	const char *t = getenv("HCBS_TMP");
+
+	return t && *t ? t : "/tmp";
+}
+
+const char *hcbs_tracefs(void)
+{
+	if (!access("/sys/kernel/tracing/events", F_OK))
+		return "/sys/kernel/tracing";
+	mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	if (!access("/sys/kernel/tracing/events", F_OK))
+		return "/sys/kernel/tracing";
+	if (!access("/sys/kernel/debug/tracing/events", F_OK))
+		return "/sys/kernel/debug/tracing";
+	return NULL;
+}
+
+/* ------------------------------------------------------ test environment */
+int hcbs_env_setup(struct hcbs_env *env, const char *suite, int min_cpus,
+		   int ctl_cpu, bool *skip, const char **reason)
+{
+	char name[64];
+	int err;
+
+	memset(env, 0, sizeof(*env));
+	*skip = false;
+	env->nr_cpus = hcbs_nr_cpus();
+	if (env->nr_cpus < min_cpus) {
+		*skip = true;
+		*reason = "not enough CPUs (run the guest with --cpus 2)";
+		return -ENODEV;
+	}
+	if (ctl_cpu >= 0 && hcbs_pin_cpu(0, ctl_cpu)) {
+		*reason = "cannot pin the test to its control CPU";
+		return -errno;
+	}
+	snprintf(name, sizeof(name), "hcbs-test-%s", suite);
+	err = hcbs_cg_path(env->top, sizeof(env->top), hcbs_cg_root(), name);
+	if (err) {
+		*reason = "cgroup path too long";
+		return err;
+	}
+	/* A run killed by the harness's timeout cannot have cleaned up. */
+	hcbs_cg_destroy(env->top);
+
+	if (hcbs_read_long("/proc/sys/kernel/sched_rt_runtime_us",
+			   &env->rt_runtime0))
+		env->rt_runtime0 = LLONG_MIN;
+	err = hcbs_dl_total_bw(env->bw0, HCBS_MAX_CPUS);
+	env->nr_bw = err > 0 ? err : 0;
+
+	err = hcbs_cg_root_cpu_enable(&env->root_cpu_enabled);
+	if (err) {
+		*skip = err == -ENODEV;
+		*reason = err == -ENODEV ? HCBS_NO_HCBS_REASON
+			" (no cpu controller on cgroup v2)" :
+			"cannot enable the cpu controller at the cgroup root";
+		return err;
+	}
+	env->ready = true;
+	err = hcbs_cg_create(env->top);
+	if (err) {
+		*reason = "cannot create the test's top cgroup";
+		goto undo;
+	}
+	if (!hcbs_cg_is_hcbs(env->top)) {
+		*skip = true;
+		*reason = HCBS_NO_HCBS_REASON;
+		err = -ENODEV;
+		goto undo;
+	}
+	err = hcbs_cg_write(env->top, "cgroup.subtree_control", "+cpu");
+	if (err) {
+		*reason = "cannot enable cpu in the test's top cgroup";
+		goto undo;
+	}
+	return 0;
+
+undo:
+	/* The harness runs no teardown after a failed setup. */
+	hcbs_env_teardown(env);
+	return err;
+}
+
+void hcbs_env_teardown(struct hcbs_env *env)
+{
+	int i;
+
+	for (i = 0; i < HCBS_MAX_HOGS; i++)
+		hcbs_hog_stop(&env->hogs[i]);
+	if (!env->ready)
+		return;
+	if (env->rt_runtime0 != LLONG_MIN) {
+		long long now;
+
+		if (!hcbs_read_long("/proc/sys/kernel/sched_rt_runtime_us", &now) &&
+		    now != env->rt_runtime0) {
+			char buf[32];
+
+			snprintf(buf, sizeof(buf), "%lld", env->rt_runtime0);
+			hcbs_write_str("/proc/sys/kernel/sched_rt_runtime_us", buf);
+		}
+	}
+	hcbs_cg_destroy(env->top);
+	hcbs_cg_root_cpu_restore(env->root_cpu_enabled);
+	env->root_cpu_enabled = false;
+	env->ready = false;
+}
+
+int hcbs_env_bw_leak(struct hcbs_env *env, unsigned int timeout_ms,
+		     long long *before, long long *after)
+{
+	uint64_t end = hcbs_now_ns() + timeout_ms * HCBS_NSEC_PER_MSEC;
+	long long bw[HCBS_MAX_CPUS];
+	int n, cpu, bad;
+
+	if (!env->nr_bw)
+		return -1;
+	for (;;) {
+		bad = -1;
+		n = hcbs_dl_total_bw(bw, HCBS_MAX_CPUS);
+		for (cpu = 0; cpu < env->nr_bw && bad < 0; cpu++)
+			if (n <= cpu || bw[cpu] != env->bw0[cpu])
+				bad = cpu;
+		if (bad < 0 || hcbs_now_ns() > end)
+			break;
+		hcbs_sleep_ms(20);
+	}
+	if (bad >= 0) {
+		*before = env->bw0[bad];
+		*after = n > bad ? bw[bad] : -1;
+	}
+	return bad;
+}
+
+int hcbs_env_group(struct hcbs_env *env, const char *name, char *out, size_t len)
+{
+	int err = hcbs_cg_path(out, len, env->top, name);
+
+	return err ? err : hcbs_cg_create(out);
+}
+
+struct hcbs_hog *hcbs_env_hog(struct hcbs_env *env,
+			      const struct hcbs_hog_spec *spec, int *err,
+			      const char **step)
+{
+	int i;
+
+	for (i = 0; i < HCBS_MAX_HOGS; i++) {
+		if (env->hogs[i].pid > 0)
+			continue;
+		*err = hcbs_hog_start(&env->hogs[i], spec, step);
+		return *err ? NULL : &env->hogs[i];
+	}
+	*err = -ENOSPC;
+	*step = "too many hogs";
+	return NULL;
+}
+
+double hcbs_env_free_bw(struct hcbs_env *env)
+{
+	long long bw[HCBS_MAX_CPUS], max = 0;
+	int n, cpu;
+
+	n = hcbs_dl_total_bw(bw, HCBS_MAX_CPUS);
+	if (n <= 0)
+		return -1.0;
+	for (cpu = 0; cpu < n; cpu++)
+		max = bw[cpu] > max ? bw[cpu] : max;
+	/* total_bw is the root domain's sum over its CPUs. */
+	return hcbs_rt_global_bw() - (double)max / HCBS_BW_UNIT / env->nr_cpus;
+}

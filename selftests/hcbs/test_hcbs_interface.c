@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HCBS cgroup v2 interface: cpu.rt.max in every form, the legacy
+ * cpu.rt_runtime_us / cpu.rt_period_us view of the same state,
+ * cpu.rt.stat, every error (a failed write must change nothing),
+ * admission along the hierarchy and against the global RT limit, groups
+ * that forbid RT tasks, exact bandwidth accounting after churn, and the
+ * server tracepoints.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "hcbs_ksft.h"
+
+#define PATHLEN 512
+
+static const char *errname(int err)
+{
+	const char *n = err ? strerrorname_np(err < 0 ? -err : err) : NULL;
+
+	return err ? (n ? n : "unknown errno") : "accepted";
+}
+
+static void expect_file(struct __test_metadata *_metadata, const char *cg,
+			const char *file, const char *want)
+{
+	char buf[256];
+	int err;
+
+	err = hcbs_cg_read(cg, file, buf, sizeof(buf));
+	ASSERT_EQ(0, err) TH_LOG("read %s/%s: %s", cg, file, strerror(-err));
+	EXPECT_STREQ(want, buf) TH_LOG("%s reads '%s', expected '%s'", file, buf, want);
+}
+
+/* All three views of the group's RT bandwidth. */
+static void expect_state(struct __test_metadata *_metadata, const char *cg,
+			 const char *max, const char *runtime, const char *period)
+{
+	expect_file(_metadata, cg, "cpu.rt.max", max);
+	expect_file(_metadata, cg, "cpu.rt_runtime_us", runtime);
+	expect_file(_metadata, cg, "cpu.rt_period_us", period);
+}
+
+static void expect_write_ok(struct __test_metadata *_metadata, const char *cg,
+			    const char *file, const char *val)
+{
+	int err = hcbs_cg_write(cg, file, "%s", val);
+
+	EXPECT_EQ(0, err) TH_LOG("write '%s' to %s: %s", val, file, errname(err));
+}
+
+/*
+ * Writing @val to @file must fail with @want (an errno), and leave
+ * cpu.rt.max as it was.
+ */
+static void expect_write_fails(struct __test_metadata *_metadata,
+			       const char *cg, const char *file,
+			       const char *val, int want)
+{
+	char before[128], after[128];
+	int err;
+
+	ASSERT_EQ(0, hcbs_cg_read(cg, "cpu.rt.max", before, sizeof(before)));
+	err = hcbs_cg_write(cg, file, "%s", val);
+	hcbs_note("write '%s' to %s: %s (expected %s)", val, file,
+		  errname(err), errname(want));
+	EXPECT_EQ(-want, err) TH_LOG("write '%s' to %s: %s, expected %s",
+				     val, file, errname(err), errname(want));
+	ASSERT_EQ(0, hcbs_cg_read(cg, "cpu.rt.max", after, sizeof(after)));
+	EXPECT_STREQ(before, after) TH_LOG("failed write '%s' to %s changed cpu.rt.max",
+					   val, file);
+}
+
+FIXTURE(iface) {
+	struct hcbs_env env;
+};
+
+FIXTURE_SETUP(iface)
+{
+	HCBS_ENV_SETUP(&self->env, "iface");
+}
+
+FIXTURE_TEARDOWN(iface)
+{
+	HCBS_ENV_TEARDOWN(&self->env);
+}
+
+/* A new group has no reservation of its own and zeroed statistics. */
+TEST_F(iface, defaults)
+{
+	static const char *const keys[] = {
+		"usage_usec", "nr_periods", "nr_throttled", "throttled_usec",
+	};
+	char g[PATHLEN];
+	long long v;
+	unsigned int i;
+	int err;
+
+	hcbs_group(_metadata, &self->env, "g", 0, 0, g, sizeof(g));
+	expect_state(_metadata, g, "max 100000", "-1", "100000");
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		err = hcbs_cg_read_key(g, "cpu.rt.stat", keys[i], &v);
+		EXPECT_EQ(0, err) TH_LOG("cpu.rt.stat has no '%s': %s", keys[i],
+					 strerror(-err));
+		if (!err)
+			EXPECT_EQ(0, v) TH_LOG("new group: %s %lld", keys[i], v);
+	}
+	err = hcbs_cg_write(g, "cpu.rt.stat", "0");
+	hcbs_note("write to cpu.rt.stat: %s", errname(err));
+	EXPECT_NE(0, err) TH_LOG("cpu.rt.stat must be read-only");
+}
+
+/* Every accepted form of cpu.rt.max and of the legacy pair. */
+TEST_F(iface, write_forms)
+{
+	char g[PATHLEN];
+
+	hcbs_group(_metadata, &self->env, "g", 0, 0, g, sizeof(g));
+
+	expect_write_ok(_metadata, g, "cpu.rt.max", "30000 100000");
+	expect_state(_metadata, g, "30000 100000", "30000", "100000");
+	/* "RUNTIME" alone keeps the period. */
+	expect_write_ok(_metadata, g, "cpu.rt.max", "20000");
+	expect_state(_metadata, g, "20000 100000", "20000", "100000");
+	expect_write_ok(_metadata, g, "cpu.rt.max", "max");
+	expect_state(_metadata, g, "max 100000", "-1", "100000");
+	expect_write_ok(_metadata, g, "cpu.rt.max", "max 50000");
+	expect_state(_metadata, g, "max 50000", "-1", "50000");
+	/* What echo(1) writes: a trailing newline. */
+	expect_write_ok(_metadata, g, "cpu.rt.max", "10000 50000\n");
+	expect_state(_metadata, g, "10000 50000", "10000", "50000");
+	expect_write_ok(_metadata, g, "cpu.rt.max", "max");
+	expect_state(_metadata, g, "max 50000", "-1", "50000");
+	expect_write_ok(_metadata, g, "cpu.rt.max", "25000");
+	expect_state(_metadata, g, "25000 50000", "25000", "50000");
+	/* Period limits are inclusive: [100 us, ~4 s]. */
+	expect_write_ok(_metadata, g, "cpu.rt.max", "max 100");
+	expect_state(_metadata, g, "max 100", "-1", "100");
+	expect_write_ok(_metadata, g, "cpu.rt.max", "max 4000000");
+	expect_state(_metadata, g, "max 4000000", "-1", "4000000");
+	expect_write_ok(_metadata, g, "cpu.rt.max", "0 100000");
+	expect_state(_metadata, g, "0 100000", "0", "100000");
+
+	/* The upstream RFC / Docker form: period keeps runtime and back. */
+	expect_write_ok(_metadata, g, "cpu.rt.max", "25000 50000");
+	expect_write_ok(_metadata, g, "cpu.rt_period_us", "200000");
+	expect_state(_metadata, g, "25000 200000", "25000", "200000");
+	expect_write_ok(_metadata, g, "cpu.rt_runtime_us", "40000");
+	expect_state(_metadata, g, "40000 200000", "40000", "200000");
+	expect_write_ok(_metadata, g, "cpu.rt_runtime_us", "-1");
+	expect_state(_metadata, g, "max 200000", "-1", "200000");
+	expect_write_ok(_metadata, g, "cpu.rt_runtime_us", "0");
+	expect_state(_metadata, g, "0 200000", "0", "200000");
+	expect_write_ok(_metadata, g, "cpu.rt_period_us", "100000\n");
+	expect_write_ok(_metadata, g, "cpu.rt_runtime_us", "10000\n");
+	expect_state(_metadata, g, "10000 100000", "10000", "100000");
+	expect_write_ok(_metadata, g, "cpu.rt.max", "max 100000");
+	expect_state(_metadata, g, "max 100000", "-1", "100000");
+}
+
+/* Malformed input and out-of-range values: EINVAL, nothing changes. */
+TEST_F(iface, write_errors)
+{
+	static const char *const rt_max_einval[] = {
+		"", "\n", "abc", "max abc", "abc 100000", "30000 abc",
+		"-1 100000", "30000 -100000", "1.5 100000", "max -1",
+		/* runtime > period */
+		"200000 100000", "100001",
+		/* period outside [100 us, 2^22 us] */
+		"max 99", "50 99", "max 0", "0 0", "max 5000000", "1000 5000000",
+	};
+	static const char *const runtime_einval[] = {
+		"", "abc", "-2", "1.5", "200000",
+	};
+	static const char *const period_einval[] = {
+		"", "abc", "-1", "0", "99", "5000000", "20000",
+	};
+	char g[PATHLEN];
+	unsigned int i;
+
+	hcbs_group(_metadata, &self->env, "g", 30000, 100000, g, sizeof(g));
+	for (i = 0; i < sizeof(rt_max_einval) / sizeof(rt_max_einval[0]); i++)
+		expect_write_fails(_metadata, g, "cpu.rt.max", rt_max_einval[i], EINVAL);
+	/* runtime 30000: "200000" is above the period, "20000" a period below it. */
+	for (i = 0; i < sizeof(runtime_einval) / sizeof(runtime_einval[0]); i++)
+		expect_write_fails(_metadata, g, "cpu.rt_runtime_us", runtime_einval[i], EINVAL);
+	for (i = 0; i < sizeof(period_einval) / sizeof(period_einval[0]); i++)
+		expect_write_fails(_metadata, g, "cpu.rt_period_us", period_einval[i], EINVAL);
+	expect_state(_metadata, g, "30000 100000", "30000", "100000");
+}
+
+/*
+ * Children's reservations must fit in their parent's; a "max" parent
+ * hands the check up to its nearest reserved ancestor (here the root).
+ */
+TEST_F(iface, hierarchy_sums)
+{
+	char p[PATHLEN], c1[PATHLEN], c2[PATHLEN], gc[PATHLEN];
+	int err;
+
+	hcbs_group(_metadata, &self->env, "p", 50000, 100000, p, sizeof(p));
+	ASSERT_EQ(0, hcbs_cg_write(p, "cgroup.subtree_control", "+cpu"));
+	ASSERT_EQ(0, hcbs_cg_path(c1, sizeof(c1), p, "c1"));
+	ASSERT_EQ(0, hcbs_cg_path(c2, sizeof(c2), p, "c2"));
+	ASSERT_EQ(0, hcbs_cg_create(c1));
+	ASSERT_EQ(0, hcbs_cg_create(c2));
+
+	expect_write_ok(_metadata, c1, "cpu.rt.max", "30000 100000");
+	/* 0.3 + 0.3 > 0.5 */
+	expect_write_fails(_metadata, c2, "cpu.rt.max", "30000 100000", EBUSY);
+	expect_write_fails(_metadata, c2, "cpu.rt_runtime_us", "30000", EBUSY);
+	expect_state(_metadata, c2, "max 100000", "-1", "100000");
+	/* 0.3 + 0.2 == 0.5 fits, in another period too */
+	expect_write_ok(_metadata, c2, "cpu.rt.max", "10000 50000");
+	expect_state(_metadata, c2, "10000 50000", "10000", "50000");
+	expect_write_fails(_metadata, c1, "cpu.rt.max", "31000 100000", EBUSY);
+	expect_write_fails(_metadata, c2, "cpu.rt_period_us", "40000", EBUSY);
+	/* The parent cannot shrink below its children, whatever the form. */
+	expect_write_fails(_metadata, p, "cpu.rt.max", "40000 100000", EBUSY);
+	expect_write_fails(_metadata, p, "cpu.rt.max", "40000", EBUSY);
+	expect_write_fails(_metadata, p, "cpu.rt_runtime_us", "40000", EBUSY);
+	expect_write_fails(_metadata, p, "cpu.rt_period_us", "120000", EBUSY);
+	expect_write_fails(_metadata, p, "cpu.rt.max", "0 100000", EBUSY);
+	/* Same bandwidth, other period: fine. */
+	expect_write_ok(_metadata, p, "cpu.rt.max", "100000 200000");
+	expect_state(_metadata, p, "100000 200000", "100000", "200000");
+
+	/* A grandchild is bounded by its own parent, not the grandparent. */
+	ASSERT_EQ(0, hcbs_cg_write(c1, "cgroup.subtree_control", "+cpu"));
+	ASSERT_EQ(0, hcbs_cg_path(gc, sizeof(gc), c1, "gc"));
+	ASSERT_EQ(0, hcbs_cg_create(gc));
+	expect_write_fails(_metadata, gc, "cpu.rt.max", "40000 100000", EBUSY);
+	expect_write_ok(_metadata, gc, "cpu.rt.max", "30000 100000");
+	expect_write_fails(_metadata, c1, "cpu.rt.max", "20000 100000", EBUSY);
+
+	/*
+	 * A "max" parent has no budget of its own: its reserved children are
+	 * then checked against the next reserved ancestor, the root.
+	 */
+	err = hcbs_cg_write(p, "cpu.rt.max", "max");
+	hcbs_note("parent with 0.5 reserved below it set to max: %s", errname(err));
+	EXPECT_EQ(0, err);
+	expect_write_ok(_metadata, c1, "cpu.rt.max", "60000 100000");
+	expect_write_fails(_metadata, p, "cpu.rt.max", "50000 100000", EBUSY);
+	expect_write_ok(_metadata, p, "cpu.rt.max", "90000 100000");
+	expect_state(_metadata, p, "90000 100000", "90000", "100000");
+}
+
+/*
+ * Top-level groups share the global limit with the fair servers and
+ * SCHED_DEADLINE tasks on every CPU.
+ */
+TEST_F(iface, toplevel_sum)
+{
+	char a[PATHLEN], b[PATHLEN], buf[64];
+	double free_bw = hcbs_env_free_bw(&self->env);
+	long long qa, qb;
+
+	if (free_bw < 0) {
+		free_bw = hcbs_rt_global_bw() - 0.05;
+		hcbs_note("no debugfs total_bw: assuming free bandwidth %.4f", free_bw);
+	}
+	hcbs_note("free per-CPU bandwidth for groups: %.4f (global limit %.4f)",
+		  free_bw, hcbs_rt_global_bw());
+	ASSERT_GT(free_bw, 0.2);
+
+	qa = (long long)(free_bw * 0.6 * 100000);
+	qb = (long long)(free_bw * 100000) - qa;
+	hcbs_group(_metadata, &self->env, "a", qa, 100000, a, sizeof(a));
+	hcbs_group(_metadata, &self->env, "b", 0, 0, b, sizeof(b));
+	snprintf(buf, sizeof(buf), "%lld 100000", qb + 2000);
+	expect_write_fails(_metadata, b, "cpu.rt.max", buf, EBUSY);
+	snprintf(buf, sizeof(buf), "%lld 100000", qb - 2000);
+	expect_write_ok(_metadata, b, "cpu.rt.max", buf);
+	snprintf(buf, sizeof(buf), "%lld 100000", qa + 4000);
+	expect_write_fails(_metadata, a, "cpu.rt.max", buf, EBUSY);
+	/* Freed bandwidth is available again at once. */
+	expect_write_ok(_metadata, b, "cpu.rt.max", "max");
+	expect_write_ok(_metadata, a, "cpu.rt.max", buf);
+}
+
+/* The global RT limit cannot go below what groups have reserved. */
+TEST_F(iface, global_limit)
+{
+	static const char *rt_runtime = "/proc/sys/kernel/sched_rt_runtime_us";
+	char g[PATHLEN];
+	long long v;
+	int err;
+
+	hcbs_group(_metadata, &self->env, "g", 50000, 100000, g, sizeof(g));
+	ASSERT_EQ(0, hcbs_read_long(rt_runtime, &v));
+	hcbs_note("sched_rt_runtime_us %lld", v);
+
+	err = hcbs_write_str(rt_runtime, "500000");
+	hcbs_note("sched_rt_runtime_us 500000 with 0.5 + fair servers reserved: %s",
+		  errname(err));
+	EXPECT_EQ(-EBUSY, err);
+	ASSERT_EQ(0, hcbs_read_long(rt_runtime, &v));
+	EXPECT_EQ(self->env.rt_runtime0, v);
+
+	err = hcbs_write_str(rt_runtime, "700000");
+	EXPECT_EQ(0, err) TH_LOG("sched_rt_runtime_us 700000: %s", errname(err));
+	/* Now 0.7 + fair servers > 0.7 */
+	expect_write_fails(_metadata, g, "cpu.rt.max", "70000 100000", EBUSY);
+	expect_write_ok(_metadata, g, "cpu.rt.max", "60000 100000");
+	/* teardown restores sched_rt_runtime_us */
+}
+
+/* "0 PERIOD" forbids RT tasks; a group holding RT tasks keeps its runtime. */
+TEST_F(iface, zero_runtime)
+{
+	char z[PATHLEN], g[PATHLEN], buf[256];
+	struct hcbs_hog *h;
+	int err;
+
+	hcbs_group(_metadata, &self->env, "zero", 0, 100000, z, sizeof(z));
+	expect_state(_metadata, z, "0 100000", "0", "100000");
+
+	/* A SCHED_OTHER task may live there, but not turn RT. */
+	h = hcbs_hog(_metadata, &self->env, z, HCBS_LOAD_CPU, SCHED_OTHER, 0);
+	err = hcbs_set_policy(h->pid, SCHED_FIFO, HCBS_PRIO_GROUP);
+	hcbs_note("sched_setscheduler(FIFO) in a 0-runtime group: %s", errname(err));
+	EXPECT_EQ(-EPERM, err);
+	EXPECT_EQ(SCHED_OTHER, sched_getscheduler(h->pid));
+	hcbs_hog_stop(h);
+
+	/* An RT task cannot move in. */
+	h = hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO, 1);
+	err = hcbs_cg_attach(z, h->pid);
+	hcbs_note("moving a FIFO task into a 0-runtime group: %s", errname(err));
+	EXPECT_NE(0, err);
+	ASSERT_EQ(0, hcbs_cg_read(z, "cgroup.procs", buf, sizeof(buf)));
+	EXPECT_STREQ("", buf);
+	hcbs_hog_stop(h);
+
+	/* A group with an RT task cannot drop to 0. */
+	hcbs_group(_metadata, &self->env, "g", 30000, 100000, g, sizeof(g));
+	h = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO,
+		     HCBS_PRIO_GROUP);
+	expect_write_fails(_metadata, g, "cpu.rt.max", "0 100000", EBUSY);
+	expect_write_fails(_metadata, g, "cpu.rt.max", "0", EBUSY);
+	expect_write_fails(_metadata, g, "cpu.rt_runtime_us", "0", EBUSY);
+	expect_state(_metadata, g, "30000 100000", "30000", "100000");
+	/* Once the task is gone it can. */
+	hcbs_hog_stop(h);
+	expect_write_ok(_metadata, g, "cpu.rt.max", "0 100000");
+}
+
+/* cpu.rt.stat counts what the group's server did. */
+TEST_F(iface, rt_stat)
+{
+	const unsigned int window_ms = 1000, q_us = 10000, p_us = 100000;
+	long long u0, u1, np0, np1, nt0, nt1, tu0, tu1;
+	uint64_t c0, c1, t0, t1;
+	double expected_us, win_us, hog_us;
+	char g[PATHLEN];
+	struct hcbs_hog *h;
+
+	hcbs_group(_metadata, &self->env, "g", q_us, p_us, g, sizeof(g));
+	h = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO,
+		     HCBS_PRIO_GROUP);
+	hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
+		 HCBS_PRIO_ROOT_HOG);
+	hcbs_sleep_ms(200);
+
+	t0 = hcbs_now_ns();
+	ASSERT_EQ(0, hcbs_proc_cputime_ns(h->pid, &c0));
+	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "usage_usec", &u0));
+	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "nr_periods", &np0));
+	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "nr_throttled", &nt0));
+	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "throttled_usec", &tu0));
+	hcbs_sleep_until_ns(t0 + window_ms * HCBS_NSEC_PER_MSEC);
+	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "usage_usec", &u1));
+	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "nr_periods", &np1));
+	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "nr_throttled", &nt1));
+	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "throttled_usec", &tu1));
+	ASSERT_EQ(0, hcbs_proc_cputime_ns(h->pid, &c1));
+	t1 = hcbs_now_ns();
+
+	win_us = (t1 - t0) / 1000.0;
+	hog_us = (c1 - c0) / 1000.0;
+	expected_us = win_us * q_us / p_us;
+	hcbs_note("group %u/%u us over %.0f us: usage_usec +%lld (hog's clock %.0f, expected %.0f)",
+		  q_us, p_us, win_us, u1 - u0, hog_us, expected_us);
+	hcbs_note("nr_periods +%lld, nr_throttled +%lld, throttled_usec +%lld",
+		  np1 - np0, nt1 - nt0, tu1 - tu0);
+	EXPECT_TRUE(hcbs_values_close(u1 - u0, expected_us, 0.1 * expected_us));
+	EXPECT_TRUE(hcbs_values_close(u1 - u0, hog_us, 0.05 * hog_us + 2000));
+	EXPECT_GE(np1 - np0, 9);
+	EXPECT_GE(nt1 - nt0, 9);
+	EXPECT_GE(tu1 - tu0, (long long)(0.5 * win_us));
+}
+
+/*
+ * Create, reserve, move, re-prioritise, resize with tasks running,
+ * unreserve and destroy: the root domain's reserved bandwidth ends where
+ * it started, on every CPU.
+ */
+TEST_F(iface, no_leak)
+{
+	char a[PATHLEN], ab[PATHLEN], c[PATHLEN];
+	long long bw[HCBS_MAX_CPUS], before = 0, after = 0;
+	struct hcbs_hog *h1, *h2, *h3;
+	int n, cpu, bad;
+
+	if (!self->env.nr_bw)
+		SKIP(return, "no /sys/kernel/debug/sched/debug (CONFIG_SCHED_DEBUG, debugfs)");
+	hcbs_group(_metadata, &self->env, "a", 20000, 100000, a, sizeof(a));
+	ASSERT_EQ(0, hcbs_cg_write(a, "cgroup.subtree_control", "+cpu"));
+	ASSERT_EQ(0, hcbs_cg_path(ab, sizeof(ab), a, "b"));
+	ASSERT_EQ(0, hcbs_cg_create(ab));
+	expect_write_ok(_metadata, ab, "cpu.rt.max", "10000 50000");
+	hcbs_group(_metadata, &self->env, "c", 30000, 100000, c, sizeof(c));
+
+	n = hcbs_dl_total_bw(bw, HCBS_MAX_CPUS);
+	ASSERT_EQ(self->env.nr_bw, n);
+	for (cpu = 0; cpu < n; cpu++) {
+		hcbs_note("CPU %d: dl_bw->total_bw %lld -> %lld with groups 0.2 (+0.2 nested) and 0.3",
+			  cpu, self->env.bw0[cpu], bw[cpu]);
+		EXPECT_GT(bw[cpu], self->env.bw0[cpu])
+			TH_LOG("group reservations are not in the root domain's total_bw");
+	}
+
+	h1 = hcbs_hog(_metadata, &self->env, ab, HCBS_LOAD_CPU, SCHED_FIFO, 10);
+	h2 = hcbs_hog(_metadata, &self->env, c, HCBS_LOAD_CPU, SCHED_RR, 20);
+	h3 = hcbs_hog(_metadata, &self->env, a, HCBS_CTL_CPU, SCHED_OTHER, 0);
+	hcbs_sleep_ms(100);
+	ASSERT_EQ(0, hcbs_cg_attach(c, h1->pid));
+	ASSERT_EQ(0, hcbs_set_policy(h2->pid, SCHED_OTHER, 0));
+	ASSERT_EQ(0, hcbs_set_policy(h3->pid, SCHED_FIFO, 30));
+	hcbs_sleep_ms(100);
+	expect_write_ok(_metadata, c, "cpu.rt.max", "40000 100000");
+	expect_write_fails(_metadata, ab, "cpu.rt.max", "5000 10000", EBUSY);
+	expect_write_ok(_metadata, ab, "cpu.rt.max", "2000 10000");
+	expect_write_ok(_metadata, ab, "cpu.rt.max", "max");
+	/* Unreserve and reserve again under a running FIFO task. */
+	expect_write_ok(_metadata, c, "cpu.rt.max", "max");
+	hcbs_sleep_ms(100);
+	expect_write_ok(_metadata, c, "cpu.rt.max", "30000 100000");
+	ASSERT_EQ(0, hcbs_set_policy(h2->pid, SCHED_RR, 20));
+	hcbs_sleep_ms(100);
+	ASSERT_EQ(0, hcbs_cg_attach(hcbs_cg_root(), h1->pid));
+	ASSERT_EQ(0, hcbs_cg_attach(ab, h1->pid));
+	hcbs_sleep_ms(100);
+	hcbs_hog_stop(h1);
+	hcbs_hog_stop(h2);
+	hcbs_hog_stop(h3);
+
+	/* Destroyed while still reserved. */
+	ASSERT_EQ(0, hcbs_cg_destroy(a));
+	ASSERT_EQ(0, hcbs_cg_destroy(c));
+	bad = hcbs_env_bw_leak(&self->env, 3000, &before, &after);
+	EXPECT_EQ(-1, bad) TH_LOG("CPU %d: total_bw %lld at start, %lld after destroying the groups",
+				  bad, before, after);
+}
+
+/* --------------------------------------------------------- tracepoints */
+static const char *const trace_events[] = {
+	"sched_hcbs_server_start", "sched_hcbs_server_stop",
+	"sched_hcbs_server_replenish", "sched_hcbs_server_throttle",
+};
+#define NR_TRACE_EVENTS (sizeof(trace_events) / sizeof(trace_events[0]))
+
+FIXTURE(trace) {
+	struct hcbs_env env;
+	const char *tracefs;
+};
+
+FIXTURE_SETUP(trace)
+{
+	HCBS_ENV_SETUP(&self->env, "trace");
+	self->tracefs = hcbs_tracefs();
+}
+
+static void trace_event_write(const char *tracefs, const char *event,
+			      const char *file, const char *val, int *err)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/events/sched/%s/%s", tracefs, event, file);
+	*err = hcbs_write_str(path, val);
+}
+
+FIXTURE_TEARDOWN(trace)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; self->tracefs && i < NR_TRACE_EVENTS; i++) {
+		trace_event_write(self->tracefs, trace_events[i], "enable", "0", &err);
+		trace_event_write(self->tracefs, trace_events[i], "filter", "0", &err);
+	}
+	HCBS_ENV_TEARDOWN(&self->env);
+}
+
+TEST_F_TIMEOUT(trace, server_events, 60)
+{
+	static const char *const fields[] = {
+		" cgroup_id;", " cpu;", " runtime;", " deadline;",
+		" dl_runtime;", " dl_period;",
+	};
+	char g[PATHLEN], path[PATH_MAX], filter[64], fmt[4096];
+	unsigned long counts[NR_TRACE_EVENTS] = { 0 };
+	char line[1024];
+	uint64_t id;
+	unsigned int i, j;
+	FILE *f;
+	int err;
+
+	if (!self->tracefs)
+		SKIP(return, "no tracefs");
+	for (i = 0; i < NR_TRACE_EVENTS; i++) {
+		snprintf(path, sizeof(path), "%s/events/sched/%s/format",
+			 self->tracefs, trace_events[i]);
+		err = hcbs_read_file(path, fmt, sizeof(fmt));
+		ASSERT_EQ(0, err) TH_LOG("no tracepoint %s: %s", trace_events[i],
+					 strerror(-err));
+		for (j = 0; j < sizeof(fields) / sizeof(fields[0]); j++) {
+			bool has = strstr(fmt, fields[j]) != NULL;
+
+			EXPECT_TRUE(has) TH_LOG("%s has no field%s", trace_events[i],
+						fields[j]);
+		}
+	}
+
+	hcbs_group(_metadata, &self->env, "g", 2000, 10000, g, sizeof(g));
+	ASSERT_EQ(0, hcbs_cg_id(g, &id));
+	snprintf(filter, sizeof(filter), "cgroup_id == %llu", (unsigned long long)id);
+	snprintf(path, sizeof(path), "%s/trace", self->tracefs);
+	ASSERT_EQ(0, hcbs_write_str(path, ""));
+	for (i = 0; i < NR_TRACE_EVENTS; i++) {
+		trace_event_write(self->tracefs, trace_events[i], "filter", filter, &err);
+		ASSERT_EQ(0, err) TH_LOG("%s filter '%s': %s", trace_events[i], filter,
+					 strerror(-err));
+		trace_event_write(self->tracefs, trace_events[i], "enable", "1", &err);
+		ASSERT_EQ(0, err) TH_LOG("enable %s: %s", trace_events[i], strerror(-err));
+	}
+
+	{
+		struct hcbs_hog *h = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU,
+					      SCHED_FIFO, HCBS_PRIO_GROUP);
+
+		hcbs_sleep_ms(500);
+		hcbs_hog_stop(h);
+	}
+	hcbs_sleep_ms(50);
+	for (i = 0; i < NR_TRACE_EVENTS; i++)
+		trace_event_write(self->tracefs, trace_events[i], "enable", "0", &err);
+
+	f = fopen(path, "re");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		for (i = 0; i < NR_TRACE_EVENTS; i++) {
+			char tag[64];
+
+			snprintf(tag, sizeof(tag), "%s:", trace_events[i]);
+			if (strstr(line, tag))
+				counts[i]++;
+		}
+	}
+	fclose(f);
+	for (i = 0; i < NR_TRACE_EVENTS; i++)
+		hcbs_note("%s: %lu events for cgroup id %llu (group 2/10 ms, hog for 500 ms)",
+			  trace_events[i], counts[i], (unsigned long long)id);
+	EXPECT_GE(counts[0], 1);
+	EXPECT_GE(counts[1], 1);
+	EXPECT_GE(counts[2], 10);
+	EXPECT_GE(counts[3], 10);
+}
+
+TEST_HARNESS_MAIN
