@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hcbsctl analyze: is a task set schedulable inside a reservation (Q, P),
+ * under fixed priorities (what SCHED_FIFO does inside the container) and
+ * under EDF, what is the smallest Q for a period P, and which P in a range
+ * needs the least bandwidth.  The theory is in tools/lib/analysis.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hcbsctl.h"
+
+struct analysis {
+	struct hcbs_taskset ts;
+	enum hcbs_prio_order order;
+	double u;
+};
+
+static int load(const struct opts *o, const char *file, struct analysis *a,
+		char *err, size_t errlen)
+{
+	char *text = NULL, e[HCBS_ERRLEN];
+	int ret;
+
+	ret = slurp(file, &text, e, sizeof(e));
+	if (ret) {
+		hcbs_seterr(err, errlen, "%s", e);
+		return ret == -ENOENT ? HCBS_EXIT_NOTFOUND : HCBS_EXIT_USAGE;
+	}
+	ret = hcbs_taskset_parse(text, &a->ts, e, sizeof(e));
+	free(text);
+	if (ret) {
+		hcbs_seterr(err, errlen, "%s: %s", file, e);
+		return HCBS_EXIT_USAGE;
+	}
+	a->order = hcbs_default_order(&a->ts);
+	if (o->order) {
+		if (!strcmp(o->order, "rm"))
+			a->order = HCBS_ORDER_RM;
+		else if (!strcmp(o->order, "dm"))
+			a->order = HCBS_ORDER_DM;
+		else if (!strcmp(o->order, "file") && a->ts.has_prio)
+			a->order = HCBS_ORDER_FILE;
+		else {
+			hcbs_seterr(err, errlen, "--order %s: expected rm, dm, or file (file needs a priority on every task)",
+				    o->order);
+			hcbs_taskset_free(&a->ts);
+			return HCBS_EXIT_USAGE;
+		}
+	}
+	a->u = hcbs_utilization(&a->ts);
+	return 0;
+}
+
+int analysis_min_runtime(const struct opts *o, const char *file, uint64_t period_ns,
+			 uint64_t *runtime_ns, char *err, size_t errlen)
+{
+	struct analysis a;
+	char d[32];
+	int ret = load(o, file, &a, err, errlen);
+
+	if (ret)
+		return ret;
+	ret = hcbs_min_runtime(&a.ts, true, a.order, period_ns, 1000, runtime_ns);
+	hcbs_taskset_free(&a.ts);
+	if (ret == -ENOSPC) {
+		hcbs_seterr(err, errlen, "%s: not schedulable with period %s even with the whole CPU (runtime = period); try a shorter period (hcbsctl analyze %s --period 1ms..%s)",
+			    file, hcbs_format_duration(period_ns, d, sizeof(d)), file, d);
+		return HCBS_EXIT_UNSCHED;
+	}
+	if (ret) {
+		hcbs_seterr(err, errlen, "analysis failed: %s", strerror(-ret));
+		return HCBS_EXIT_SYSTEM;
+	}
+	return 0;
+}
+
+/* ---- output ---- */
+
+static const char *dur(uint64_t ns, char *buf, size_t len)
+{
+	return hcbs_format_duration(ns, buf, len);
+}
+
+static void json_point(struct hcbs_json *j, const struct hcbs_point *p)
+{
+	if (!p->valid) {
+		hcbs_json_null(j);
+		return;
+	}
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "t_ns");
+	hcbs_json_uint(j, p->t);
+	hcbs_json_key(j, "supply_ns");
+	hcbs_json_uint(j, p->supply);
+	hcbs_json_key(j, "demand_ns");
+	hcbs_json_uint(j, p->demand);
+	hcbs_json_object_end(j);
+}
+
+static void json_opt_uint(struct hcbs_json *j, bool have, uint64_t v)
+{
+	if (have)
+		hcbs_json_uint(j, v);
+	else
+		hcbs_json_null(j);
+}
+
+struct answer {
+	bool have_res;			/* a reservation was given */
+	uint64_t q, p;			/* the one checked (given, or min Q at P) */
+	bool have_check;		/* q/p valid */
+	uint64_t period;		/* for min runtime */
+	bool fp_min_ok, edf_min_ok;
+	uint64_t fp_min, edf_min;
+	struct hcbs_fp_result *fp;
+	struct hcbs_edf_result edf;
+	bool range;
+	uint64_t pmin, pmax, step;
+	bool best_fp_ok, best_edf_ok;
+	uint64_t best_fp_p, best_fp_q, best_edf_p, best_edf_q;
+};
+
+static void print_json(const char *file, const struct analysis *a,
+		       const struct answer *r)
+{
+	struct hcbs_json *j = hcbs_json_new(stdout);
+
+	hcbs_json_object_begin(j);
+	json_header(j, "analyze");
+	hcbs_json_key(j, "taskset");
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "file");
+	hcbs_json_string(j, file);
+	hcbs_json_key(j, "utilization");
+	hcbs_json_double(j, a->u);
+	hcbs_json_key(j, "tasks");
+	hcbs_json_array_begin(j);
+	for (int i = 0; i < a->ts.n; i++) {
+		const struct hcbs_task *t = &a->ts.t[i];
+
+		hcbs_json_object_begin(j);
+		hcbs_json_key(j, "wcet_ns");
+		hcbs_json_uint(j, t->wcet);
+		hcbs_json_key(j, "period_ns");
+		hcbs_json_uint(j, t->period);
+		hcbs_json_key(j, "deadline_ns");
+		hcbs_json_uint(j, t->deadline);
+		hcbs_json_key(j, "priority");
+		if (a->ts.has_prio)
+			hcbs_json_int(j, t->prio);
+		else
+			hcbs_json_null(j);
+		hcbs_json_object_end(j);
+	}
+	hcbs_json_array_end(j);
+	hcbs_json_object_end(j);
+	hcbs_json_key(j, "fp_order");
+	hcbs_json_string(j, hcbs_order_name(a->order));
+	hcbs_json_key(j, "reservation");
+	if (r->have_res) {
+		hcbs_json_object_begin(j);
+		hcbs_json_key(j, "runtime_ns");
+		hcbs_json_uint(j, r->q);
+		hcbs_json_key(j, "period_ns");
+		hcbs_json_uint(j, r->p);
+		hcbs_json_key(j, "bandwidth");
+		hcbs_json_double(j, (double)r->q / (double)r->p);
+		hcbs_json_object_end(j);
+	} else {
+		hcbs_json_null(j);
+	}
+	hcbs_json_key(j, "period_ns");
+	json_opt_uint(j, r->period, r->period);
+
+	/* fp */
+	hcbs_json_key(j, "fp");
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "schedulable");
+	if (r->have_res)
+		hcbs_json_bool(j, r->fp->schedulable);
+	else
+		hcbs_json_null(j);
+	hcbs_json_key(j, "min_runtime_ns");
+	json_opt_uint(j, r->fp_min_ok, r->fp_min);
+	hcbs_json_key(j, "checked_runtime_ns");
+	json_opt_uint(j, r->have_check, r->q);
+	hcbs_json_key(j, "binding_task");
+	if (r->have_check && r->fp->binding >= 0)
+		hcbs_json_int(j, r->fp->binding + 1);
+	else
+		hcbs_json_null(j);
+	hcbs_json_key(j, "check");
+	if (r->have_check && r->fp->binding >= 0)
+		json_point(j, &r->fp->task[r->fp->binding].at);
+	else
+		hcbs_json_null(j);
+	hcbs_json_key(j, "tasks");
+	hcbs_json_array_begin(j);
+	for (int i = 0; r->have_check && i < a->ts.n; i++) {
+		hcbs_json_object_begin(j);
+		hcbs_json_key(j, "task");
+		hcbs_json_int(j, i + 1);
+		hcbs_json_key(j, "schedulable");
+		hcbs_json_bool(j, r->fp->task[i].schedulable);
+		hcbs_json_key(j, "check");
+		json_point(j, &r->fp->task[i].at);
+		hcbs_json_object_end(j);
+	}
+	hcbs_json_array_end(j);
+	hcbs_json_object_end(j);
+
+	/* edf */
+	hcbs_json_key(j, "edf");
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "schedulable");
+	if (r->have_res)
+		hcbs_json_bool(j, r->edf.schedulable);
+	else
+		hcbs_json_null(j);
+	hcbs_json_key(j, "min_runtime_ns");
+	json_opt_uint(j, r->edf_min_ok, r->edf_min);
+	hcbs_json_key(j, "checked_runtime_ns");
+	json_opt_uint(j, r->have_check, r->q);
+	hcbs_json_key(j, "check");
+	if (r->have_check)
+		json_point(j, &r->edf.at);
+	else
+		hcbs_json_null(j);
+	hcbs_json_key(j, "bound_ns");
+	json_opt_uint(j, r->have_check && r->edf.bound, r->edf.bound);
+	hcbs_json_key(j, "over_utilized");
+	hcbs_json_bool(j, r->have_check && r->edf.over_utilized);
+	hcbs_json_key(j, "inconclusive");
+	hcbs_json_bool(j, r->have_check && r->edf.inconclusive);
+	hcbs_json_object_end(j);
+
+	hcbs_json_key(j, "best_period");
+	if (r->range) {
+		hcbs_json_object_begin(j);
+		hcbs_json_key(j, "min_ns");
+		hcbs_json_uint(j, r->pmin);
+		hcbs_json_key(j, "max_ns");
+		hcbs_json_uint(j, r->pmax);
+		hcbs_json_key(j, "step_ns");
+		hcbs_json_uint(j, r->step);
+		for (int s = 0; s < 2; s++) {
+			bool ok = s ? r->best_edf_ok : r->best_fp_ok;
+			uint64_t p = s ? r->best_edf_p : r->best_fp_p;
+			uint64_t q = s ? r->best_edf_q : r->best_fp_q;
+
+			hcbs_json_key(j, s ? "edf" : "fp");
+			if (!ok) {
+				hcbs_json_null(j);
+				continue;
+			}
+			hcbs_json_object_begin(j);
+			hcbs_json_key(j, "period_ns");
+			hcbs_json_uint(j, p);
+			hcbs_json_key(j, "runtime_ns");
+			hcbs_json_uint(j, q);
+			hcbs_json_key(j, "bandwidth");
+			hcbs_json_double(j, (double)q / (double)p);
+			hcbs_json_object_end(j);
+		}
+		hcbs_json_object_end(j);
+	} else {
+		hcbs_json_null(j);
+	}
+	hcbs_json_object_end(j);
+	hcbs_json_free(j);
+}
+
+static void print_text(const char *file, const struct analysis *a,
+		       const struct answer *r)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+
+	printf("task set %s: %d task%s, utilization %.4f\n", file, a->ts.n,
+	       a->ts.n == 1 ? "" : "s", a->u);
+	printf("(one CPU's reservation; on a multi-CPU container the tasks are assumed partitioned, each CPU's share analysed alone)\n");
+	if (r->have_check) {
+		uint64_t bo = r->p > r->q ? 2 * (r->p - r->q) : 0;
+
+		printf("\n%s %s/%s, bandwidth %.4f: in the worst case no supply for %s, then %s every %s (periodic resource, Shin & Lee)\n",
+		       r->have_res ? "reservation" : "at the minimum runtime,",
+		       dur(r->q, b1, sizeof(b1)), dur(r->p, b2, sizeof(b2)),
+		       (double)r->q / (double)r->p, dur(bo, b3, sizeof(b3)), b1, b2);
+
+		printf("\nfixed priorities (%s, as SCHED_FIFO): %s\n",
+		       a->order == HCBS_ORDER_FILE ? "priorities from the file" :
+		       a->order == HCBS_ORDER_DM ? "deadline monotonic" : "rate monotonic",
+		       r->fp->schedulable ? "SCHEDULABLE" : "NOT schedulable");
+		printf("  %-4s %-10s %-10s %-10s %-5s %-4s %-10s %-10s %s\n", "TASK", "WCET",
+		       "PERIOD", "DEADLINE", "PRIO", "OK", "t*", "sbf(t*)", "demand(t*)");
+		for (int i = 0; i < a->ts.n; i++) {
+			const struct hcbs_task *t = &a->ts.t[i];
+			const struct hcbs_fp_task *ft = &r->fp->task[i];
+			char p[8] = "-", c1[32], c2[32], c3[32];
+
+			if (a->ts.has_prio)
+				snprintf(p, sizeof(p), "%d", t->prio);
+			printf("  %-4d %-10s %-10s %-10s %-5s %-4s %-10s %-10s %s\n", i + 1,
+			       dur(t->wcet, b1, sizeof(b1)), dur(t->period, b2, sizeof(b2)),
+			       dur(t->deadline, b3, sizeof(b3)), p,
+			       ft->schedulable ? "yes" : "NO", dur(ft->at.t, c1, sizeof(c1)),
+			       dur(ft->at.supply, c2, sizeof(c2)), dur(ft->at.demand, c3, sizeof(c3)));
+		}
+		if (r->fp->binding >= 0) {
+			const struct hcbs_point *pt = &r->fp->task[r->fp->binding].at;
+
+			if (r->fp->schedulable)
+				printf("  binding: task %d: by t* = %s the reservation supplies at least %s, and the task with the interference of higher (and equal) priority tasks needs %s\n",
+				       r->fp->binding + 1, dur(pt->t, b1, sizeof(b1)),
+				       dur(pt->supply, b2, sizeof(b2)), dur(pt->demand, b3, sizeof(b3)));
+			else
+				printf("  fails: task %d: at no t up to its deadline does the supply cover the demand; closest at t = %s: supply %s < demand %s\n",
+				       r->fp->binding + 1, dur(pt->t, b1, sizeof(b1)),
+				       dur(pt->supply, b2, sizeof(b2)), dur(pt->demand, b3, sizeof(b3)));
+		}
+
+		printf("\nEDF: ");
+		if (r->edf.over_utilized)
+			printf("NOT schedulable: utilization %.4f is not below the bandwidth %.4f, and the server has blackouts\n",
+			       a->u, (double)r->q / (double)r->p);
+		else if (r->edf.inconclusive)
+			printf("NOT guaranteed: too many points to check (bandwidth too close to the utilization); treated as not schedulable\n");
+		else if (r->edf.schedulable)
+			printf("SCHEDULABLE: dbf(t) <= sbf(t) at every step of dbf up to %s; tightest at t = %s: supply %s >= demand %s\n",
+			       dur(r->edf.bound, b1, sizeof(b1)), dur(r->edf.at.t, b2, sizeof(b2)),
+			       dur(r->edf.at.supply, b3, sizeof(b3)), dur(r->edf.at.demand, b4, sizeof(b4)));
+		else
+			printf("NOT schedulable: first at t = %s: supply %s < demand %s\n",
+			       dur(r->edf.at.t, b2, sizeof(b2)), dur(r->edf.at.supply, b3, sizeof(b3)),
+			       dur(r->edf.at.demand, b4, sizeof(b4)));
+	}
+	if (r->period) {
+		printf("\nminimum runtime at period %s (to the microsecond):\n", dur(r->period, b1, sizeof(b1)));
+		if (r->fp_min_ok)
+			printf("  fixed priorities: %s (bandwidth %.4f)\n", dur(r->fp_min, b2, sizeof(b2)),
+			       (double)r->fp_min / (double)r->period);
+		else
+			printf("  fixed priorities: none (not schedulable even with the whole CPU)\n");
+		if (r->edf_min_ok)
+			printf("  EDF:              %s (bandwidth %.4f)\n", dur(r->edf_min, b2, sizeof(b2)),
+			       (double)r->edf_min / (double)r->period);
+		else
+			printf("  EDF:              none (not schedulable even with the whole CPU)\n");
+	}
+	if (r->range) {
+		printf("\nleast bandwidth for a period in %s..%s (step %s):\n", dur(r->pmin, b1, sizeof(b1)),
+		       dur(r->pmax, b2, sizeof(b2)), dur(r->step, b3, sizeof(b3)));
+		if (r->best_fp_ok)
+			printf("  fixed priorities: %s/%s (bandwidth %.4f)  ->  hcbsctl set NAME %s/%s\n",
+			       dur(r->best_fp_q, b1, sizeof(b1)), dur(r->best_fp_p, b2, sizeof(b2)),
+			       (double)r->best_fp_q / (double)r->best_fp_p, b1, b2);
+		else
+			printf("  fixed priorities: no period in the range works\n");
+		if (r->best_edf_ok)
+			printf("  EDF:              %s/%s (bandwidth %.4f)\n",
+			       dur(r->best_edf_q, b1, sizeof(b1)), dur(r->best_edf_p, b2, sizeof(b2)),
+			       (double)r->best_edf_q / (double)r->best_edf_p);
+		else
+			printf("  EDF:              no period in the range works\n");
+	}
+	printf("\nLinux schedules SCHED_FIFO/RR inside a reservation: the fixed-priority answer is the one that applies; EDF is shown for comparison.\n");
+}
+
+static int parse_range(const struct opts *o, const char *file, struct answer *r)
+{
+	const char *dots = strstr(o->period, "..");
+	char lo[64], e[HCBS_ERRLEN];
+
+	if (!dots) {
+		if (hcbs_parse_duration(o->period, &r->period, e, sizeof(e))) {
+			die_line(o, file, "--period: %s", e);
+			return HCBS_EXIT_USAGE;
+		}
+		return 0;
+	}
+	if ((size_t)(dots - o->period) >= sizeof(lo)) {
+		die_line(o, file, "--period: range too long");
+		return HCBS_EXIT_USAGE;
+	}
+	memcpy(lo, o->period, (size_t)(dots - o->period));
+	lo[dots - o->period] = '\0';
+	r->step = 100000;
+	if (hcbs_parse_duration(lo, &r->pmin, e, sizeof(e)) ||
+	    hcbs_parse_duration(dots + 2, &r->pmax, e, sizeof(e)) ||
+	    (o->step && hcbs_parse_duration(o->step, &r->step, e, sizeof(e)))) {
+		die_line(o, file, "--period PMIN..PMAX / --step: %s", e);
+		return HCBS_EXIT_USAGE;
+	}
+	if (!r->pmin || r->pmin > r->pmax || !r->step) {
+		die_line(o, file, "--period %s: expected 0 < PMIN <= PMAX and a step > 0", o->period);
+		return HCBS_EXIT_USAGE;
+	}
+	if ((r->pmax - r->pmin) / r->step > 100000) {
+		die_line(o, file, "--period %s: more than 100000 periods to try; use a larger --step", o->period);
+		return HCBS_EXIT_USAGE;
+	}
+	r->range = true;
+	return 0;
+}
+
+int cmd_analyze(struct opts *o)
+{
+	const char *file = o->args[0];
+	struct answer r = { 0 };
+	struct analysis a;
+	char e[HCBS_ERRLEN];
+	int ret;
+
+	if (o->cgroup || o->taskset) {
+		die_line(o, file, "--cgroup and --taskset do not apply to analyze (give the task set as its argument)");
+		return HCBS_EXIT_USAGE;
+	}
+	if (!o->reservation && !o->period) {
+		die_line(o, file, "give --reservation Q/P and/or --period P (or a range PMIN..PMAX)");
+		return HCBS_EXIT_USAGE;
+	}
+	if (o->step && (!o->period || !strstr(o->period, ".."))) {
+		die_line(o, file, "--step goes with a period range (--period PMIN..PMAX)");
+		return HCBS_EXIT_USAGE;
+	}
+	if (o->reservation &&
+	    hcbs_parse_reservation(o->reservation, &r.q, &r.p, e, sizeof(e))) {
+		die_line(o, file, "--reservation: %s", e);
+		return HCBS_EXIT_USAGE;
+	}
+	r.have_res = o->reservation != NULL;
+	if (o->period && (ret = parse_range(o, file, &r)))
+		return ret;
+	if (r.have_res && !r.period && !r.range)
+		r.period = r.p;
+	if ((r.period && r.period % 1000) || (r.range && (r.pmin % 1000 || r.step % 1000))) {
+		die_line(o, file, "periods must be whole microseconds (the kernel takes us)");
+		return HCBS_EXIT_USAGE;
+	}
+	ret = load(o, file, &a, e, sizeof(e));
+	if (ret) {
+		fprintf(stderr, "hcbsctl: analyze: %s\n", e);
+		return ret;
+	}
+	r.fp = calloc(1, sizeof(*r.fp));
+	if (!r.fp) {
+		hcbs_taskset_free(&a.ts);
+		return HCBS_EXIT_SYSTEM;
+	}
+
+	if (r.period) {
+		r.fp_min_ok = !hcbs_min_runtime(&a.ts, true, a.order, r.period, 1000, &r.fp_min);
+		r.edf_min_ok = !hcbs_min_runtime(&a.ts, false, a.order, r.period, 1000, &r.edf_min);
+	}
+	if (r.have_res) {
+		r.have_check = true;
+	} else if (r.period && r.fp_min_ok) {
+		/* Show the check at the minimum runtime: where it binds. */
+		r.have_check = true;
+		r.q = r.fp_min;
+		r.p = r.period;
+	}
+	if (r.have_check) {
+		hcbs_fp_test(&a.ts, a.order, r.q, r.p, r.fp);
+		hcbs_edf_test(&a.ts, r.q, r.p, &r.edf);
+	}
+	if (r.range) {
+		for (uint64_t p = r.pmin; p <= r.pmax; p += r.step) {
+			uint64_t q;
+
+			if (!hcbs_min_runtime(&a.ts, true, a.order, p, 1000, &q) &&
+			    (!r.best_fp_ok || (double)q / (double)p < (double)r.best_fp_q / (double)r.best_fp_p)) {
+				r.best_fp_ok = true;
+				r.best_fp_p = p;
+				r.best_fp_q = q;
+			}
+			if (!hcbs_min_runtime(&a.ts, false, a.order, p, 1000, &q) &&
+			    (!r.best_edf_ok || (double)q / (double)p < (double)r.best_edf_q / (double)r.best_edf_p)) {
+				r.best_edf_ok = true;
+				r.best_edf_p = p;
+				r.best_edf_q = q;
+			}
+			if (p > UINT64_MAX - r.step)
+				break;
+		}
+	}
+
+	if (o->json)
+		print_json(file, &a, &r);
+	else
+		print_text(file, &a, &r);
+
+	/* What decides the exit status: fixed priorities, what Linux runs. */
+	ret = HCBS_EXIT_OK;
+	if ((r.have_res && !r.fp->schedulable) ||
+	    (!r.have_res && r.period && !r.fp_min_ok) ||
+	    (r.range && !r.best_fp_ok))
+		ret = HCBS_EXIT_UNSCHED;
+	free(r.fp);
+	hcbs_taskset_free(&a.ts);
+	return ret;
+}

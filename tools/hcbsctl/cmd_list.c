@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hcbsctl list: every container, its state, reservation and usage. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hcbsctl.h"
+
+#ifdef HAVE_LXC
+#include <lxc/lxccontainer.h>
+
+struct row {
+	const char *name;
+	char state[16];
+	char cgroup[PATH_MAX];
+	char error[HCBS_ERRLEN];
+	bool have_rt;
+	struct hcbs_rt rt;
+	struct hcbs_rt_stat st;
+};
+
+static void fill(const struct opts *o, struct lxc_container *c, struct row *r)
+{
+	const char *state = c->state(c);
+	enum hcbs_rt_abi abi;
+	int v;
+
+	snprintf(r->state, sizeof(r->state), "%s", state ? state : "UNKNOWN");
+	if (strcmp(r->state, "RUNNING") && strcmp(r->state, "FROZEN"))
+		return;
+	if (hcbs_container_cgroup(r->name, o->lxcpath, r->cgroup, sizeof(r->cgroup),
+				  &v, r->error, sizeof(r->error))) {
+		r->cgroup[0] = '\0';
+		return;
+	}
+	abi = hcbs_rt_detect(r->cgroup);
+	if (abi != HCBS_ABI_RT_MAX && abi != HCBS_ABI_TWO_FILES) {
+		snprintf(r->error, sizeof(r->error), "kernel without HCBS");
+		return;
+	}
+	r->have_rt = !hcbs_rt_read(r->cgroup, abi, &r->rt, r->error, sizeof(r->error));
+	hcbs_rt_read_stat(r->cgroup, &r->st, NULL, 0);
+}
+
+int cmd_list(struct opts *o)
+{
+	const char *lxcpath = o->lxcpath ? o->lxcpath : lxc_get_global_config_item("lxc.lxcpath");
+	struct lxc_container **cs = NULL;
+	char **names = NULL;
+	struct row *rows;
+	int n, ncpus = hcbs_online_cpus(NULL, 0);
+
+	if (o->cgroup) {
+		die_line(o, NULL, "--cgroup does not apply to list (it lists containers)");
+		return HCBS_EXIT_USAGE;
+	}
+	n = list_all_containers(lxcpath, &names, &cs);
+	if (n < 0) {
+		die_line(o, NULL, "cannot list containers in %s", lxcpath);
+		return HCBS_EXIT_SYSTEM;
+	}
+	rows = calloc((size_t)n + 1, sizeof(*rows));
+	if (!rows) {
+		n = -1;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		rows[i].name = names[i];
+		fill(o, cs[i], &rows[i]);
+	}
+	if (o->json) {
+		struct hcbs_json *j = hcbs_json_new(stdout);
+
+		if (!j) {
+			n = -1;
+			goto out;
+		}
+		hcbs_json_object_begin(j);
+		json_header(j, "list");
+		hcbs_json_key(j, "lxcpath");
+		hcbs_json_string(j, lxcpath);
+		hcbs_json_key(j, "containers");
+		hcbs_json_array_begin(j);
+		for (int i = 0; i < n; i++) {
+			struct row *r = &rows[i];
+
+			hcbs_json_object_begin(j);
+			hcbs_json_key(j, "name");
+			hcbs_json_string(j, r->name);
+			hcbs_json_key(j, "state");
+			hcbs_json_string(j, r->state);
+			hcbs_json_key(j, "cgroup");
+			hcbs_json_string(j, r->cgroup[0] ? r->cgroup : NULL);
+			hcbs_json_key(j, "reservation");
+			if (r->have_rt)
+				json_reservation(j, &r->rt, ncpus);
+			else
+				hcbs_json_null(j);
+			hcbs_json_key(j, "stat");
+			json_stat(j, &r->st);
+			hcbs_json_key(j, "error");
+			hcbs_json_string(j, r->error[0] ? r->error : NULL);
+			hcbs_json_object_end(j);
+		}
+		hcbs_json_array_end(j);
+		hcbs_json_object_end(j);
+		if (hcbs_json_free(j))
+			n = -1;
+	} else {
+		printf("%-20s %-8s %-16s %-8s %-12s %s\n", "NAME", "STATE", "RESERVATION",
+		       "BW/CPU", "USAGE(us)", "THROTTLED");
+		for (int i = 0; i < n; i++) {
+			struct row *r = &rows[i];
+			char buf[64] = "-", bw[16] = "-", use[24] = "-", thr[48] = "-";
+
+			if (r->have_rt) {
+				fmt_rt(&r->rt, buf, sizeof(buf));
+				snprintf(bw, sizeof(bw), "%.3f", hcbs_rt_bw(&r->rt));
+			} else if (r->error[0]) {
+				snprintf(buf, sizeof(buf), "(%s)", r->error);
+			}
+			if (r->st.valid) {
+				snprintf(use, sizeof(use), "%llu", (unsigned long long)r->st.usage_usec);
+				snprintf(thr, sizeof(thr), "%llu/%llu periods",
+					 (unsigned long long)r->st.nr_throttled,
+					 (unsigned long long)r->st.nr_periods);
+			}
+			printf("%-20s %-8s %-16s %-8s %-12s %s\n", r->name, r->state, buf,
+			       bw, use, thr);
+		}
+	}
+out:
+	for (int i = 0; i < (n < 0 ? 0 : n); i++) {
+		free(names[i]);
+		lxc_container_put(cs[i]);
+	}
+	free(names);
+	free(cs);
+	free(rows);
+	return n < 0 ? HCBS_EXIT_SYSTEM : HCBS_EXIT_OK;
+}
+
+#else
+
+int cmd_list(struct opts *o)
+{
+	die_line(o, NULL, "built without liblxc: list needs it");
+	return HCBS_EXIT_USAGE;
+}
+
+#endif

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hcbsctl set / unset: give a container or cgroup a reservation, or drop it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "hcbsctl.h"
+
+/* The kernel files take microseconds: refuse what would be rounded. */
+static bool whole_us(const struct opts *o, const char *label, const char *what,
+		     uint64_t ns)
+{
+	char d[32];
+
+	if (ns % 1000 == 0)
+		return true;
+	die_line(o, label, "%s %s is not a whole number of microseconds (the kernel takes us)",
+		 what, hcbs_format_duration(ns, d, sizeof(d)));
+	return false;
+}
+
+static int apply(struct opts *o, const char *label, const struct hcbs_rt *to)
+{
+	char err[8192], warn[HCBS_ERRLEN], buf[64];
+	struct target t;
+	int ret;
+
+	ret = resolve_target(o, label, &t);
+	if (ret)
+		return ret;
+	ret = hcbs_reserve(t.path, to, o->sysctl_dir, o->fs_dir, err, sizeof(err),
+			   warn, sizeof(warn));
+	if (warn[0])
+		warn_line("%s", warn);
+	if (ret) {
+		die_line(o, t.label, "%s", err);
+		return ret;
+	}
+	if (to->runtime_us == HCBS_RT_MAX) {
+		printf("%s: max (no own reservation)\n", t.label);
+	} else {
+		int n = hcbs_online_cpus(NULL, 0);
+
+		printf("%s: %s (%.3f CPU on each of %d CPUs, %.3f in total)\n", t.label,
+		       fmt_rt(to, buf, sizeof(buf)), hcbs_rt_bw(to), n,
+		       hcbs_rt_bw(to) * n);
+	}
+	return HCBS_EXIT_OK;
+}
+
+int cmd_set(struct opts *o)
+{
+	const char *label = o->cgroup ? o->cgroup : o->args[0];
+	char err[HCBS_ERRLEN];
+	uint64_t q, p;
+	struct hcbs_rt to;
+	int ret;
+
+	if (o->taskset) {
+		char d[32];
+
+		if (!o->period) {
+			die_line(o, label, "--taskset needs --period P (e.g. --period 18ms)");
+			return HCBS_EXIT_USAGE;
+		}
+		if (hcbs_parse_duration(o->period, &p, err, sizeof(err))) {
+			die_line(o, label, "--period: %s", err);
+			return HCBS_EXIT_USAGE;
+		}
+		if (!whole_us(o, label, "period", p))
+			return HCBS_EXIT_USAGE;
+		ret = analysis_min_runtime(o, o->taskset, p, &q, err, sizeof(err));
+		if (ret) {
+			die_line(o, label, "%s", err);
+			return ret;
+		}
+		printf("%s: the task set needs %s every %s (fixed priorities, Shin & Lee periodic resource)\n",
+		       label, hcbs_format_duration(q, d, sizeof(d)),
+		       hcbs_format_duration(p, err, sizeof(err)));
+	} else {
+		const char *spec = o->args[o->cgroup ? 0 : 1];
+
+		if (o->period) {
+			die_line(o, label, "--period is for --taskset; give RUNTIME/PERIOD instead");
+			return HCBS_EXIT_USAGE;
+		}
+		if (hcbs_parse_reservation(spec, &q, &p, err, sizeof(err))) {
+			die_line(o, label, "%s", err);
+			return HCBS_EXIT_USAGE;
+		}
+		if (!whole_us(o, label, "runtime", q) || !whole_us(o, label, "period", p))
+			return HCBS_EXIT_USAGE;
+	}
+	to.runtime_us = q / 1000;
+	to.period_us = p / 1000;
+	return apply(o, label, &to);
+}
+
+int cmd_unset(struct opts *o)
+{
+	const char *label = o->cgroup ? o->cgroup : o->args[0];
+	char err[HCBS_ERRLEN];
+	struct hcbs_rt cur, to;
+	struct target t;
+	int ret;
+
+	/* Keep the period: only the runtime goes back to max. */
+	ret = resolve_target(o, label, &t);
+	if (!ret)
+		ret = check_interface(o, &t);
+	if (ret)
+		return ret;
+	if (hcbs_rt_read(t.path, t.abi, &cur, err, sizeof(err))) {
+		die_line(o, t.label, "%s", err);
+		return HCBS_EXIT_SYSTEM;
+	}
+	to.runtime_us = HCBS_RT_MAX;
+	to.period_us = cur.period_us;
+	return apply(o, label, &to);
+}

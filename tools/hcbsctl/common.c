@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hcbsctl: messages, target resolution, shared JSON pieces. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hcbsctl.h"
+
+void die_line(const struct opts *o, const char *label, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "hcbsctl: %s", o->cmd);
+	if (label)
+		fprintf(stderr, " %s", label);
+	fputs(": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void warn_line(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hcbsctl: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int exit_of(int err)
+{
+	switch (err) {
+	case -ENOENT:
+	case -ESRCH:
+		return HCBS_EXIT_NOTFOUND;
+	case -ENOTSUP:
+		return HCBS_EXIT_USAGE;
+	case -EACCES:
+	case -EPERM:
+		return HCBS_EXIT_PERM;
+	default:
+		return HCBS_EXIT_SYSTEM;
+	}
+}
+
+int resolve_target(const struct opts *o, const char *name, struct target *t)
+{
+	char e[HCBS_ERRLEN];
+	struct stat st;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (o->cgroup) {
+		t->label = o->cgroup;
+		if (strlen(o->cgroup) >= sizeof(t->path)) {
+			die_line(o, t->label, "path too long");
+			return HCBS_EXIT_USAGE;
+		}
+		if (stat(o->cgroup, &st) || !S_ISDIR(st.st_mode)) {
+			die_line(o, t->label, "not a cgroup directory: %s",
+				 errno ? strerror(errno) : "not a directory");
+			return HCBS_EXIT_NOTFOUND;
+		}
+		snprintf(t->path, sizeof(t->path), "%s", o->cgroup);
+		/* Trailing slashes would confuse the walks up the tree. */
+		for (size_t l = strlen(t->path); l > 1 && t->path[l - 1] == '/'; l--)
+			t->path[l - 1] = '\0';
+		return HCBS_EXIT_OK;
+	}
+	t->label = name;
+	ret = hcbs_container_cgroup(name, o->lxcpath, t->path, sizeof(t->path),
+				    &t->version, e, sizeof(e));
+	if (ret) {
+		die_line(o, name, "%s", e);
+		return exit_of(ret);
+	}
+	return HCBS_EXIT_OK;
+}
+
+int check_interface(const struct opts *o, struct target *t)
+{
+	struct hcbs_global g;
+
+	t->abi = hcbs_rt_detect(t->path);
+	if (t->abi == HCBS_ABI_NONE) {
+		die_line(o, t->label, "kernel without HCBS: %s has no cpu.rt.max nor cpu.rt_runtime_us (boot the hcbs kernel)",
+			 t->path);
+		return HCBS_EXIT_NOHCBS;
+	}
+	if (t->abi == HCBS_ABI_LEGACY) {
+		die_line(o, t->label, "kernel without HCBS: %s has the old RT_GROUP_SCHED files but no cpu.rt.stat (boot the hcbs kernel)",
+			 t->path);
+		return HCBS_EXIT_NOHCBS;
+	}
+	if (!hcbs_global_read(o->sysctl_dir, &g, NULL, 0) && g.rt_runtime_us < 0)
+		warn_line("kernel.sched_rt_runtime_us is -1: admission control is off, reservations are not guaranteed");
+	return HCBS_EXIT_OK;
+}
+
+int slurp(const char *path, char **text, char *err, size_t errlen)
+{
+	size_t len = 0, cap = 4096;
+	char *buf;
+
+	if (strcmp(path, "-"))
+		return hcbs_read_text(path, text, err, errlen);
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		size_t n;
+
+		if (cap - len < 2) {
+			char *nb = cap < (1u << 24) ? realloc(buf, cap * 2) : NULL;
+
+			if (!nb) {
+				free(buf);
+				hcbs_seterr(err, errlen, "stdin: too large");
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = fread(buf + len, 1, cap - len - 1, stdin);
+		len += n;
+		if (!n)
+			break;
+	}
+	if (ferror(stdin)) {
+		free(buf);
+		hcbs_seterr(err, errlen, "stdin: read error");
+		return -EIO;
+	}
+	buf[len] = '\0';
+	*text = buf;
+	return 0;
+}
+
+void json_header(struct hcbs_json *j, const char *cmd)
+{
+	hcbs_json_key(j, "schema");
+	hcbs_json_string(j, HCBSCTL_SCHEMA);
+	hcbs_json_key(j, "command");
+	hcbs_json_string(j, cmd);
+}
+
+void json_reservation(struct hcbs_json *j, const struct hcbs_rt *rt, int ncpus)
+{
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "runtime_us");
+	if (rt->runtime_us == HCBS_RT_MAX)
+		hcbs_json_null(j);
+	else
+		hcbs_json_uint(j, rt->runtime_us);
+	hcbs_json_key(j, "period_us");
+	hcbs_json_uint(j, rt->period_us);
+	hcbs_json_key(j, "max");
+	hcbs_json_bool(j, rt->runtime_us == HCBS_RT_MAX);
+	hcbs_json_key(j, "bandwidth_per_cpu");
+	hcbs_json_double(j, hcbs_rt_bw(rt));
+	hcbs_json_key(j, "cpus");
+	hcbs_json_int(j, ncpus);
+	hcbs_json_key(j, "bandwidth_total");
+	hcbs_json_double(j, hcbs_rt_bw(rt) * ncpus);
+	hcbs_json_object_end(j);
+}
+
+void json_stat(struct hcbs_json *j, const struct hcbs_rt_stat *st)
+{
+	if (!st->valid) {
+		hcbs_json_null(j);
+		return;
+	}
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "usage_usec");
+	hcbs_json_uint(j, st->usage_usec);
+	hcbs_json_key(j, "nr_periods");
+	hcbs_json_uint(j, st->nr_periods);
+	hcbs_json_key(j, "nr_throttled");
+	hcbs_json_uint(j, st->nr_throttled);
+	hcbs_json_key(j, "throttled_usec");
+	hcbs_json_uint(j, st->throttled_usec);
+	hcbs_json_object_end(j);
+}
+
+const char *fmt_rt(const struct hcbs_rt *rt, char *buf, size_t len)
+{
+	char q[32], p[32];
+
+	hcbs_format_duration(rt->period_us * 1000, p, sizeof(p));
+	if (rt->runtime_us == HCBS_RT_MAX)
+		snprintf(buf, len, "max/%s", p);
+	else
+		snprintf(buf, len, "%s/%s", hcbs_format_duration(rt->runtime_us * 1000, q, sizeof(q)), p);
+	return buf;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* hcbsctl: what the subcommands share. */
+#ifndef HCBSCTL_H
+#define HCBSCTL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hcbs.h"
+#include "hcbs-analysis.h"
+#include "hcbs-rt.h"
+
+#define HCBSCTL_SCHEMA "hcbsctl/1"
+
+struct opts {
+	const char *cmd;		/* subcommand */
+	const char *args[4];		/* its positional arguments */
+	int nargs;
+	const char *lxcpath;		/* -P */
+	const char *cgroup;		/* --cgroup */
+	const char *taskset;		/* --taskset */
+	const char *period;		/* --period P or PMIN..PMAX */
+	const char *step;		/* --step */
+	const char *reservation;	/* --reservation Q/P */
+	const char *order;		/* --order rm|dm|file */
+	bool json;
+	/* test hooks, from the environment (see hcbsctl(1), ENVIRONMENT) */
+	const char *sysctl_dir;
+	const char *fs_dir;
+};
+
+/* A resolved target: a container's cgroup or a raw cgroup. */
+struct target {
+	const char *label;		/* container name or cgroup path */
+	char path[PATH_MAX];
+	int version;			/* cgroup version, 0 if unknown */
+	enum hcbs_rt_abi abi;
+};
+
+/* "hcbsctl: CMD LABEL: message" on stderr. */
+void die_line(const struct opts *o, const char *label, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void warn_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Resolve NAME (or --cgroup) into a target; returns an hcbs_exit code. */
+int resolve_target(const struct opts *o, const char *name, struct target *t);
+
+/* Refuse a kernel without HCBS (exit code) and warn if admission is off. */
+int check_interface(const struct opts *o, struct target *t);
+
+/* Read a file (or "-" for stdin) whole. */
+int slurp(const char *path, char **text, char *err, size_t errlen);
+
+/* Shared printers. */
+void json_header(struct hcbs_json *j, const char *cmd);
+void json_reservation(struct hcbs_json *j, const struct hcbs_rt *rt, int ncpus);
+void json_stat(struct hcbs_json *j, const struct hcbs_rt_stat *st);
+const char *fmt_rt(const struct hcbs_rt *rt, char *buf, size_t len);
+
+int cmd_set(struct opts *o);
+int cmd_unset(struct opts *o);
+int cmd_get(struct opts *o);
+int cmd_list(struct opts *o);
+int cmd_free(struct opts *o);
+int cmd_analyze(struct opts *o);
+
+/* Analysis shared by analyze and set --taskset: min runtime for a period. */
+int analysis_min_runtime(const struct opts *o, const char *file, uint64_t period_ns,
+			 uint64_t *runtime_ns, char *err, size_t errlen);
+
+#endif /* HCBSCTL_H */

@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Schedulability of a task set inside one periodic resource Γ(Π, Θ).
+ *
+ * Supply: Shin & Lee's supply bound function.  In the worst case the
+ * server's budget arrives as early as possible in one period and as late
+ * as possible in the next, so a window can see no supply for up to the
+ * blackout 2(Π - Θ), and then Θ every Π.
+ *
+ * Fixed priorities (SCHED_FIFO inside the container): task i meets its
+ * deadline iff some t in (0, D_i] has rbf_i(t) <= sbf(t), with
+ * rbf_i(t) = C_i + sum over interfering j of ceil(t / T_j) C_j.  rbf_i is a
+ * step function that is constant between multiples of the interferers'
+ * periods and sbf is non-decreasing, so checking t in {k T_j} ∪ {D_i} is
+ * exact.  Tasks of equal priority interfere with each other (FIFO order
+ * among equals is not something to count on).
+ *
+ * EDF: schedulable iff dbf(t) <= sbf(t) for all t > 0; dbf only steps at
+ * t = D_i + k T_i, so only those points are checked, up to the bound past
+ * which the linear lower bound of sbf, α(t - 2(Π - Θ)), exceeds the linear
+ * upper bound of dbf, U t + Σ U_i (T_i - D_i) (α = Θ/Π > U needed).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hcbs.h"
+#include "hcbs-analysis.h"
+
+/* ---- supply and demand ---- */
+
+uint64_t hcbs_sbf(uint64_t runtime, uint64_t period, uint64_t t)
+{
+	uint64_t blackout, n, rest;
+
+	if (runtime >= period)
+		return t;
+	blackout = period - runtime;
+	if (t <= blackout)
+		return 0;
+	n = (t - blackout) / period;			/* full periods */
+	rest = t - blackout - n * period;		/* in [0, Π) */
+	return n * runtime + (rest > blackout ? rest - blackout : 0);
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+/* Sort key: lower runs first. */
+static int64_t prio_key(const struct hcbs_task *t, enum hcbs_prio_order o)
+{
+	switch (o) {
+	case HCBS_ORDER_FILE:
+		return -(int64_t)t->prio;
+	case HCBS_ORDER_DM:
+		return (int64_t)t->deadline;
+	default:
+		return (int64_t)t->period;
+	}
+}
+
+static bool interferes(const struct hcbs_taskset *ts, enum hcbs_prio_order o,
+		       int j, int i)
+{
+	return j != i && prio_key(&ts->t[j], o) <= prio_key(&ts->t[i], o);
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+uint64_t hcbs_rbf(const struct hcbs_taskset *ts, enum hcbs_prio_order o,
+		  int i, uint64_t t)
+{
+	uint64_t d = ts->t[i].wcet;
+
+	for (int j = 0; j < ts->n; j++)
+		if (interferes(ts, o, j, i))
+			d = sat_add(d, sat_mul(ceil_div(t, ts->t[j].period), ts->t[j].wcet));
+	return d;
+}
+
+uint64_t hcbs_dbf(const struct hcbs_taskset *ts, uint64_t t)
+{
+	uint64_t d = 0;
+
+	for (int i = 0; i < ts->n; i++)
+		if (t >= ts->t[i].deadline)
+			d = sat_add(d, sat_mul((t - ts->t[i].deadline) / ts->t[i].period + 1,
+					       ts->t[i].wcet));
+	return d;
+}
+
+double hcbs_utilization(const struct hcbs_taskset *ts)
+{
+	double u = 0;
+
+	for (int i = 0; i < ts->n; i++)
+		u += (double)ts->t[i].wcet / (double)ts->t[i].period;
+	return u;
+}
+
+enum hcbs_prio_order hcbs_default_order(const struct hcbs_taskset *ts)
+{
+	if (ts->has_prio)
+		return HCBS_ORDER_FILE;
+	return ts->has_deadline ? HCBS_ORDER_DM : HCBS_ORDER_RM;
+}
+
+const char *hcbs_order_name(enum hcbs_prio_order o)
+{
+	switch (o) {
+	case HCBS_ORDER_FILE:
+		return "file";
+	case HCBS_ORDER_DM:
+		return "dm";
+	default:
+		return "rm";
+	}
+}
+
+/* ---- the tests ---- */
+
+static int64_t slack(const struct hcbs_point *p)
+{
+	return (int64_t)p->supply - (int64_t)p->demand;
+}
+
+/* Keep @cand if it is tighter than @best (ties: the earlier point). */
+static void keep_tightest(struct hcbs_point *best, const struct hcbs_point *cand)
+{
+	if (!best->valid || slack(cand) < slack(best) ||
+	    (slack(cand) == slack(best) && cand->t < best->t))
+		*best = *cand;
+}
+
+static void fp_check(const struct hcbs_taskset *ts, enum hcbs_prio_order o,
+		     int i, uint64_t q, uint64_t p, uint64_t t,
+		     struct hcbs_fp_task *r, struct hcbs_point *closest)
+{
+	struct hcbs_point pt = { t, hcbs_sbf(q, p, t), hcbs_rbf(ts, o, i, t), true };
+
+	if (pt.demand <= pt.supply) {
+		if (!r->schedulable || t < r->at.t) {
+			r->schedulable = true;
+			r->at = pt;
+		}
+	} else if (!r->schedulable) {
+		keep_tightest(closest, &pt);
+	}
+}
+
+int hcbs_fp_test(const struct hcbs_taskset *ts, enum hcbs_prio_order o,
+		 uint64_t runtime, uint64_t period, struct hcbs_fp_result *r)
+{
+	int64_t least = INT64_MAX;
+
+	if (!period || runtime > period || ts->n > HCBS_MAX_TASKS)
+		return -EINVAL;
+	r->schedulable = true;
+	r->binding = -1;
+	for (int i = 0; i < ts->n; i++) {
+		struct hcbs_fp_task *ti = &r->task[i];
+		struct hcbs_point closest = { 0 };
+		uint64_t d = ts->t[i].deadline;
+
+		memset(ti, 0, sizeof(*ti));
+		fp_check(ts, o, i, runtime, period, d, ti, &closest);
+		for (int j = 0; j < ts->n; j++) {
+			if (!interferes(ts, o, j, i))
+				continue;
+			for (uint64_t t = ts->t[j].period; t < d; t += ts->t[j].period)
+				fp_check(ts, o, i, runtime, period, t, ti, &closest);
+		}
+		if (!ti->schedulable) {
+			ti->at = closest;
+			if (r->schedulable) {
+				r->schedulable = false;
+				r->binding = i;
+			}
+		} else if (r->schedulable && slack(&ti->at) < least) {
+			least = slack(&ti->at);
+			r->binding = i;
+		}
+	}
+	return 0;
+}
+
+int hcbs_edf_test(const struct hcbs_taskset *ts, uint64_t runtime,
+		  uint64_t period, struct hcbs_edf_result *r)
+{
+	double u = hcbs_utilization(ts), alpha, lin = 0, bound;
+	uint64_t points = 0, maxd = 0;
+
+	if (!period || runtime > period)
+		return -EINVAL;
+	memset(r, 0, sizeof(*r));
+	alpha = (double)runtime / (double)period;
+	for (int i = 0; i < ts->n; i++) {
+		lin += (double)ts->t[i].wcet / (double)ts->t[i].period *
+		       (double)(ts->t[i].period - ts->t[i].deadline);
+		if (ts->t[i].deadline > maxd)
+			maxd = ts->t[i].deadline;
+	}
+	if (u > alpha * (1 + 1e-12) ||
+	    (runtime < period && u >= alpha * (1 - 1e-12))) {
+		/*
+		 * sbf(t) <= α (t - (Π - Θ)) < α t, while dbf(k H) = U k H for
+		 * constrained deadlines: the demand overtakes the supply.
+		 */
+		r->over_utilized = true;
+		return 0;
+	}
+	if (u < alpha * (1 - 1e-12)) {
+		bound = (lin + 2.0 * alpha * (double)(period - runtime)) / (alpha - u);
+		bound = bound * (1 + 1e-9) + 1;		/* round up generously */
+	} else {
+		/* U == α == 1: a dedicated CPU, check one hyperperiod. */
+		uint64_t h = 1;
+
+		for (int i = 0; i < ts->n; i++) {
+			uint64_t a = h, b = ts->t[i].period;
+
+			while (b) {
+				uint64_t tmp = a % b;
+
+				a = b;
+				b = tmp;
+			}
+			h = sat_mul(h / a, ts->t[i].period);
+		}
+		bound = (double)sat_add(h, maxd);
+	}
+	if (bound < (double)maxd)
+		bound = (double)maxd;
+	if (bound >= 1.8e19) {
+		r->inconclusive = true;
+		return 0;
+	}
+	r->bound = (uint64_t)bound;
+	for (int i = 0; i < ts->n; i++)
+		if (r->bound >= ts->t[i].deadline)
+			points += (r->bound - ts->t[i].deadline) / ts->t[i].period + 1;
+	if (points > HCBS_EDF_MAX_POINTS) {
+		r->inconclusive = true;
+		return 0;
+	}
+	r->schedulable = true;
+	for (int i = 0; i < ts->n; i++) {
+		for (uint64_t t = ts->t[i].deadline; t <= r->bound; t += ts->t[i].period) {
+			struct hcbs_point pt = { t, hcbs_sbf(runtime, period, t),
+						 hcbs_dbf(ts, t), true };
+
+			if (pt.demand > pt.supply) {
+				if (r->schedulable || t < r->at.t)
+					r->at = pt;
+				r->schedulable = false;
+			} else if (r->schedulable) {
+				keep_tightest(&r->at, &pt);
+			}
+			if (t > UINT64_MAX - ts->t[i].period)
+				break;
+		}
+	}
+	return 0;
+}
+
+static bool test_at(const struct hcbs_taskset *ts, bool fp,
+		    enum hcbs_prio_order o, uint64_t q, uint64_t p)
+{
+	if (fp) {
+		struct hcbs_fp_result *r = malloc(sizeof(*r));
+		bool ok = r && !hcbs_fp_test(ts, o, q, p, r) && r->schedulable;
+
+		free(r);
+		return ok;
+	}
+	struct hcbs_edf_result e;
+
+	return !hcbs_edf_test(ts, q, p, &e) && e.schedulable;
+}
+
+int hcbs_min_runtime(const struct hcbs_taskset *ts, bool fp,
+		     enum hcbs_prio_order o, uint64_t period, uint64_t gran,
+		     uint64_t *runtime)
+{
+	uint64_t lo, hi;
+
+	if (!gran || !period || period % gran)
+		return -EINVAL;
+	/* In units of @gran: lo is known to fail (or 0), hi to succeed. */
+	hi = period / gran;
+	if (!test_at(ts, fp, o, period, period))
+		return -ENOSPC;
+	if (test_at(ts, fp, o, 0, period)) {
+		*runtime = 0;
+		return 0;
+	}
+	lo = 0;
+	while (lo + 1 < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (test_at(ts, fp, o, mid * gran, period))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	*runtime = hi * gran;
+	return 0;
+}
+
+/* ---- task set parsing ---- */
+
+void hcbs_taskset_free(struct hcbs_taskset *ts)
+{
+	free(ts->t);
+	ts->t = NULL;
+	ts->n = 0;
+}
+
+static int add_task(struct hcbs_taskset *ts, const struct hcbs_task *t,
+		    bool prio, int *nprio, char *err, size_t errlen)
+{
+	char where[32] = "";
+
+	if (t->line)
+		snprintf(where, sizeof(where), "line %d: ", t->line);
+	else
+		snprintf(where, sizeof(where), "task %d: ", ts->n + 1);
+	if (ts->n >= HCBS_MAX_TASKS) {
+		hcbs_seterr(err, errlen, "%stoo many tasks (at most %d)", where, HCBS_MAX_TASKS);
+		return -E2BIG;
+	}
+	if (!t->wcet || !t->period || !t->deadline) {
+		hcbs_seterr(err, errlen, "%sWCET, period and deadline must be greater than 0", where);
+		return -EINVAL;
+	}
+	if (t->deadline > t->period) {
+		hcbs_seterr(err, errlen, "%sthe deadline exceeds the period (only constrained deadlines, D <= T, are analysed)",
+			    where);
+		return -EINVAL;
+	}
+	if (prio && (t->prio < 1 || t->prio > 99)) {
+		hcbs_seterr(err, errlen, "%spriority %d out of range (SCHED_FIFO: 1..99)", where, t->prio);
+		return -EINVAL;
+	}
+	ts->t[ts->n++] = *t;
+	if (prio)
+		(*nprio)++;
+	if (t->deadline != t->period)
+		ts->has_deadline = true;
+	return 0;
+}
+
+static int parse_prio(const char *s, int *v)
+{
+	char *end;
+	long x;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	x = strtol(s, &end, 10);
+	if (errno || *end || x > 1000)
+		return -EINVAL;
+	*v = (int)x;
+	return 0;
+}
+
+static int parse_text(char *text, struct hcbs_taskset *ts, int *nprio,
+		      char *err, size_t errlen)
+{
+	char *save = NULL, *line;
+	int lineno = 0;
+
+	for (line = text; line; line = save) {
+		char *nl = strchr(line, '\n'), *f[5], *tsave = NULL, e[HCBS_ERRLEN];
+		struct hcbs_task t = { 0 };
+		int n = 0, ret;
+
+		save = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = '\0';
+		lineno++;
+		if (strchr(line, '#'))
+			*strchr(line, '#') = '\0';
+		for (char *tok = strtok_r(line, " \t\r\f\v", &tsave); tok;
+		     tok = strtok_r(NULL, " \t\r\f\v", &tsave)) {
+			if (n == 4) {
+				hcbs_seterr(err, errlen, "line %d: too many fields: expected WCET PERIOD [DEADLINE [PRIORITY]]",
+					    lineno);
+				return -EINVAL;
+			}
+			f[n++] = tok;
+		}
+		if (!n)
+			continue;
+		if (n < 2) {
+			hcbs_seterr(err, errlen, "line %d: expected WCET PERIOD [DEADLINE [PRIORITY]]", lineno);
+			return -EINVAL;
+		}
+		t.line = lineno;
+		ret = hcbs_parse_duration(f[0], &t.wcet, e, sizeof(e));
+		if (!ret)
+			ret = hcbs_parse_duration(f[1], &t.period, e, sizeof(e));
+		t.deadline = t.period;
+		if (!ret && n >= 3 && strcmp(f[2], "-"))
+			ret = hcbs_parse_duration(f[2], &t.deadline, e, sizeof(e));
+		if (ret) {
+			hcbs_seterr(err, errlen, "line %d: %s", lineno, e);
+			return ret;
+		}
+		if (n == 4 && parse_prio(f[3], &t.prio)) {
+			hcbs_seterr(err, errlen, "line %d: invalid priority '%s' (SCHED_FIFO: 1..99)", lineno, f[3]);
+			return -EINVAL;
+		}
+		ret = add_task(ts, &t, n == 4, nprio, err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* -- a minimal JSON reader, enough for task sets -- */
+
+struct jr {
+	const char *s, *p;
+	char *err;
+	size_t errlen;
+	int depth;
+};
+
+static void jws(struct jr *j)
+{
+	while (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')
+		j->p++;
+}
+
+static int jfail(struct jr *j, const char *what)
+{
+	hcbs_seterr(j->err, j->errlen, "JSON task set, offset %ld: %s",
+		    (long)(j->p - j->s), what);
+	return -EINVAL;
+}
+
+static bool jlit(struct jr *j, char c)
+{
+	jws(j);
+	if (*j->p != c)
+		return false;
+	j->p++;
+	return true;
+}
+
+/* A string without escapes beyond \" \\ \/ (enough for keys and durations). */
+static int jstring(struct jr *j, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	jws(j);
+	if (*j->p != '"')
+		return jfail(j, "expected a string");
+	j->p++;
+	while (*j->p != '"') {
+		char c = *j->p;
+
+		if (!c || (unsigned char)c < 0x20)
+			return jfail(j, "unterminated string");
+		if (c == '\\') {
+			c = *++j->p;
+			if (c != '"' && c != '\\' && c != '/')
+				return jfail(j, "unsupported escape in string");
+		}
+		if (n + 1 >= len)
+			return jfail(j, "string too long");
+		buf[n++] = c;
+		j->p++;
+	}
+	j->p++;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* A duration: "8ms" or an integer number of nanoseconds. */
+static int jduration(struct jr *j, uint64_t *ns)
+{
+	char buf[64], e[HCBS_ERRLEN];
+
+	jws(j);
+	if (*j->p == '"') {
+		int ret = jstring(j, buf, sizeof(buf));
+
+		if (ret)
+			return ret;
+		if (hcbs_parse_duration(buf, ns, e, sizeof(e)))
+			return jfail(j, e);
+		return 0;
+	}
+	if (*j->p < '0' || *j->p > '9')
+		return jfail(j, "expected a duration (\"8ms\") or an integer number of ns");
+	uint64_t x = 0;
+
+	for (; *j->p >= '0' && *j->p <= '9'; j->p++) {
+		if (x > (UINT64_MAX - (uint64_t)(*j->p - '0')) / 10)
+			return jfail(j, "number too large");
+		x = x * 10 + (uint64_t)(*j->p - '0');
+	}
+	if (*j->p == '.' || *j->p == 'e' || *j->p == 'E')
+		return jfail(j, "durations in ns must be integers");
+	*ns = x;
+	return 0;
+}
+
+static int jtask(struct jr *j, struct hcbs_taskset *ts, int *nprio)
+{
+	struct hcbs_task t = { 0 };
+	bool have_w = false, have_p = false, have_d = false, have_prio = false;
+	int ret;
+
+	if (!jlit(j, '{'))
+		return jfail(j, "expected a task object");
+	if (!jlit(j, '}')) {
+		do {
+			char key[32];
+			uint64_t v;
+
+			ret = jstring(j, key, sizeof(key));
+			if (ret)
+				return ret;
+			if (!jlit(j, ':'))
+				return jfail(j, "expected ':'");
+			if (!strcmp(key, "priority")) {
+				char *end;
+				long x;
+
+				jws(j);
+				x = strtol(j->p, &end, 10);
+				if (end == j->p || *end == '.' || x < 1 || x > 99)
+					return jfail(j, "priority must be an integer 1..99");
+				j->p = end;
+				t.prio = (int)x;
+				have_prio = true;
+				continue;
+			}
+			ret = jduration(j, &v);
+			if (ret)
+				return ret;
+			if (!strcmp(key, "wcet"))
+				t.wcet = v, have_w = true;
+			else if (!strcmp(key, "period"))
+				t.period = v, have_p = true;
+			else if (!strcmp(key, "deadline"))
+				t.deadline = v, have_d = true;
+			else
+				return jfail(j, "unknown key (expected wcet, period, deadline, priority)");
+		} while (jlit(j, ','));
+		if (!jlit(j, '}'))
+			return jfail(j, "expected ',' or '}'");
+	}
+	if (!have_w || !have_p)
+		return jfail(j, "a task needs \"wcet\" and \"period\"");
+	if (!have_d)
+		t.deadline = t.period;
+	return add_task(ts, &t, have_prio, nprio, j->err, j->errlen);
+}
+
+static int parse_json(const char *text, struct hcbs_taskset *ts, int *nprio,
+		      char *err, size_t errlen)
+{
+	struct jr j = { text, text, err, errlen, 0 };
+	bool wrapped = false;
+	int ret;
+
+	if (jlit(&j, '{')) {
+		char key[32];
+
+		wrapped = true;
+		ret = jstring(&j, key, sizeof(key));
+		if (ret)
+			return ret;
+		if (strcmp(key, "tasks"))
+			return jfail(&j, "expected the key \"tasks\"");
+		if (!jlit(&j, ':'))
+			return jfail(&j, "expected ':'");
+	}
+	if (!jlit(&j, '['))
+		return jfail(&j, "expected an array of tasks");
+	if (!jlit(&j, ']')) {
+		do {
+			ret = jtask(&j, ts, nprio);
+			if (ret)
+				return ret;
+		} while (jlit(&j, ','));
+		if (!jlit(&j, ']'))
+			return jfail(&j, "expected ',' or ']'");
+	}
+	if (wrapped && !jlit(&j, '}'))
+		return jfail(&j, "expected '}'");
+	jws(&j);
+	if (*j.p)
+		return jfail(&j, "trailing characters");
+	return 0;
+}
+
+int hcbs_taskset_parse(const char *text, struct hcbs_taskset *ts,
+		       char *err, size_t errlen)
+{
+	const char *p = text;
+	int nprio = 0, ret;
+	char *copy;
+
+	memset(ts, 0, sizeof(*ts));
+	ts->t = calloc(HCBS_MAX_TASKS, sizeof(*ts->t));
+	if (!ts->t)
+		return -ENOMEM;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '[' || *p == '{') {
+		ret = parse_json(text, ts, &nprio, err, errlen);
+	} else {
+		copy = strdup(text);
+		if (!copy) {
+			hcbs_taskset_free(ts);
+			return -ENOMEM;
+		}
+		ret = parse_text(copy, ts, &nprio, err, errlen);
+		free(copy);
+	}
+	if (!ret && !ts->n) {
+		hcbs_seterr(err, errlen, "the task set is empty");
+		ret = -EINVAL;
+	}
+	if (!ret && nprio && nprio != ts->n) {
+		hcbs_seterr(err, errlen, "give a priority to every task or to none (%d of %d have one)",
+			    nprio, ts->n);
+		ret = -EINVAL;
+	}
+	if (ret) {
+		hcbs_taskset_free(ts);
+		return ret;
+	}
+	ts->has_prio = nprio > 0;
+	return 0;
+}

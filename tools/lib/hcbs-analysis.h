@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Compositional schedulability analysis of a container's task set inside
+ * one HCBS reservation, with the periodic resource model Γ(Π, Θ) of Shin
+ * and Lee ("Periodic Resource Model for Compositional Real-Time
+ * Guarantees", RTSS 2003): a reservation of runtime Θ every period Π
+ * supplies at least sbf(t) in any window of length t.
+ *
+ * The analysis is uniprocessor: it covers the tasks that share one CPU's
+ * reservation (HCBS gives the same (Θ, Π) on every CPU; a multi-CPU
+ * container is analysed per CPU, with its tasks partitioned by affinity).
+ * All times are nanoseconds.
+ */
+#ifndef HCBS_ANALYSIS_H
+#define HCBS_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HCBS_MAX_TASKS 1024
+
+struct hcbs_task {
+	uint64_t wcet, period, deadline;
+	int prio;		/* SCHED_FIFO priority, higher runs first */
+	int line;		/* where it was read (1-based), 0 if unknown */
+};
+
+enum hcbs_prio_order {
+	HCBS_ORDER_RM,		/* rate monotonic: shorter period first */
+	HCBS_ORDER_DM,		/* deadline monotonic: shorter deadline first */
+	HCBS_ORDER_FILE,	/* the priorities given in the task set */
+};
+
+struct hcbs_taskset {
+	struct hcbs_task *t;
+	int n;
+	bool has_prio;		/* every task has a priority */
+	bool has_deadline;	/* some task has D != T */
+};
+
+/*
+ * Parse a task set: text (one task per line, "WCET PERIOD [DEADLINE
+ * [PRIORITY]]", durations with units, "-" for DEADLINE = PERIOD, '#'
+ * comments) or JSON (an array of task objects, or {"tasks": [...]}, each
+ * {"wcet", "period", ["deadline"], ["priority"]} with durations as strings
+ * with units or integers in ns).  Deadlines must not exceed periods.
+ */
+int hcbs_taskset_parse(const char *text, struct hcbs_taskset *ts,
+		       char *err, size_t errlen);
+void hcbs_taskset_free(struct hcbs_taskset *ts);
+
+/* The order used when none is asked for: FILE, else DM if D != T, else RM. */
+enum hcbs_prio_order hcbs_default_order(const struct hcbs_taskset *ts);
+const char *hcbs_order_name(enum hcbs_prio_order o);
+
+double hcbs_utilization(const struct hcbs_taskset *ts);
+
+/* Supply bound function of Γ(Π = @period, Θ = @runtime), Shin & Lee. */
+uint64_t hcbs_sbf(uint64_t runtime, uint64_t period, uint64_t t);
+
+/* Demand of task @i and its interferers in [0, t] under FP (request bound). */
+uint64_t hcbs_rbf(const struct hcbs_taskset *ts, enum hcbs_prio_order o,
+		  int i, uint64_t t);
+/* EDF demand bound function of the whole set. */
+uint64_t hcbs_dbf(const struct hcbs_taskset *ts, uint64_t t);
+
+/* One supply/demand comparison. */
+struct hcbs_point {
+	uint64_t t, supply, demand;
+	bool valid;
+};
+
+struct hcbs_fp_task {
+	bool schedulable;
+	struct hcbs_point at;	/* first t <= D with demand <= supply, or the closest miss */
+};
+
+struct hcbs_fp_result {
+	bool schedulable;
+	int binding;		/* task with the least slack (or first to fail) */
+	struct hcbs_fp_task task[HCBS_MAX_TASKS];
+};
+
+struct hcbs_edf_result {
+	bool schedulable;
+	bool inconclusive;	/* too many points to check: reported unschedulable */
+	bool over_utilized;	/* U > Θ/Π (or = with blackouts): no point needed */
+	uint64_t bound;		/* every step of dbf up to here was checked */
+	struct hcbs_point at;	/* first violation, or the least slack */
+};
+
+/* Limit on the points one EDF test looks at (beyond: inconclusive). */
+#define HCBS_EDF_MAX_POINTS 20000000ULL
+
+int hcbs_fp_test(const struct hcbs_taskset *ts, enum hcbs_prio_order o,
+		 uint64_t runtime, uint64_t period, struct hcbs_fp_result *r);
+int hcbs_edf_test(const struct hcbs_taskset *ts, uint64_t runtime,
+		  uint64_t period, struct hcbs_edf_result *r);
+
+/*
+ * Smallest runtime (a multiple of @gran ns, normally 1000: the kernel takes
+ * microseconds) that makes the set schedulable with @period; -ENOSPC when
+ * even runtime = period is not enough.  @fp selects FP (else EDF).
+ */
+int hcbs_min_runtime(const struct hcbs_taskset *ts, bool fp,
+		     enum hcbs_prio_order o, uint64_t period, uint64_t gran,
+		     uint64_t *runtime);
+
+#endif /* HCBS_ANALYSIS_H */

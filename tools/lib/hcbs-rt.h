@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The RT bandwidth interface of the hcbs kernel, as seen from user space:
+ * detection, reading and writing a group's reservation, cpu.rt.stat, the
+ * global limits, and the bandwidth still admissible per CPU.
+ *
+ * All times in the kernel files are microseconds; this API takes and
+ * returns microseconds too, with HCBS_RT_MAX for "max" (no own
+ * reservation: the group's tasks run in the nearest reserved ancestor's
+ * servers).  Functions return 0 or -errno and fill an error buffer with one
+ * line, as in hcbs.h.
+ */
+#ifndef HCBS_RT_H
+#define HCBS_RT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HCBS_RT_MAX UINT64_MAX	/* runtime "max" (or -1 on the two-file ABI) */
+
+enum hcbs_rt_abi {
+	HCBS_ABI_NONE = 0,	/* no RT bandwidth files at all */
+	HCBS_ABI_RT_MAX,	/* cpu.rt.max "RUNTIME PERIOD" (atomic) */
+	HCBS_ABI_TWO_FILES,	/* cpu.rt_runtime_us + cpu.rt_period_us */
+	HCBS_ABI_LEGACY,	/* two files but no cpu.rt.stat: stock RT_GROUP_SCHED */
+};
+
+const char *hcbs_rt_abi_name(enum hcbs_rt_abi abi);
+
+struct hcbs_rt {
+	uint64_t runtime_us;	/* HCBS_RT_MAX for max */
+	uint64_t period_us;
+};
+
+struct hcbs_rt_stat {
+	uint64_t usage_usec, nr_periods, nr_throttled, throttled_usec;
+	bool valid;
+};
+
+/* Which interface does the cgroup directory @dir offer? */
+enum hcbs_rt_abi hcbs_rt_detect(const char *dir);
+
+int hcbs_rt_read(const char *dir, enum hcbs_rt_abi abi, struct hcbs_rt *rt,
+		 char *err, size_t errlen);
+int hcbs_rt_read_stat(const char *dir, struct hcbs_rt_stat *st,
+		      char *err, size_t errlen);
+
+/* Parse the contents of cpu.rt.max ("8000 18000\n", "max 1000000\n"). */
+int hcbs_rt_parse_max(const char *text, struct hcbs_rt *rt);
+
+/*
+ * One write of a plan: the file ("cpu.rt.max", "cpu.rt_runtime_us" or
+ * "cpu.rt_period_us") and the value written.
+ */
+struct hcbs_rt_step {
+	const char *file;
+	char value[48];
+	struct hcbs_rt before;	/* the group's state before this write */
+	struct hcbs_rt after;	/* the group's state once this write succeeded */
+};
+
+#define HCBS_RT_MAX_STEPS 64
+
+/*
+ * The writes that take a group from @from to @to.  cpu.rt.max is one
+ * atomic write.  On the two-file ABI every intermediate state keeps
+ * runtime <= period and a bandwidth within [@floor_bw, max(from, to)],
+ * where @floor_bw is what the group's reserved children need (0 for a
+ * leaf): so if both ends are admissible, so is every step.  Returns the
+ * number of steps, or -EDOM when no such path exists (children need as
+ * much as the group has and the period changes).
+ */
+int hcbs_rt_plan(enum hcbs_rt_abi abi, const struct hcbs_rt *from,
+		 const struct hcbs_rt *to, double floor_bw,
+		 struct hcbs_rt_step *steps, int max_steps);
+
+/*
+ * Apply a plan.  On failure the writes already done are undone in reverse
+ * (best effort; *@rolled_back tells whether that worked), *@failed_step is
+ * the index of the refused write, and the write's -errno is returned.
+ */
+int hcbs_rt_apply(const char *dir, const struct hcbs_rt_step *steps, int n,
+		  int *failed_step, bool *rolled_back);
+
+/* Bandwidth of a reservation as a fraction of one CPU (0 for max). */
+double hcbs_rt_bw(const struct hcbs_rt *rt);
+
+/* ---- global limits and the free bandwidth ---- */
+
+struct hcbs_global {
+	int64_t rt_runtime_us;	/* -1: admission control is off */
+	uint64_t rt_period_us;
+	double ratio;		/* runtime/period, 1.0 when off */
+};
+
+/*
+ * Reads sched_rt_runtime_us/sched_rt_period_us from @sysctl_dir
+ * (default /proc/sys/kernel when NULL).
+ */
+int hcbs_global_read(const char *sysctl_dir, struct hcbs_global *g,
+		     char *err, size_t errlen);
+
+/*
+ * The fair server's bandwidth on @cpu, from @fs_dir/cpuN/{runtime,period}
+ * (ns; default dir /sys/kernel/debug/sched/fair_server).  Without debugfs
+ * the kernel default 50ms/1s is assumed and *@assumed set.
+ */
+double hcbs_fair_server_bw(const char *fs_dir, int cpu, bool *assumed);
+
+/*
+ * Sum of the bandwidths (per CPU) of the reserved groups whose nearest
+ * reserved ancestor is @under, walking the cgroup tree below @root.  With
+ * @under == @root: the top-level reservations.  @skip (may be NULL) is left
+ * out of the sum, as if it were "max" (for "what could this group get").
+ * *@count receives how many groups were summed.
+ */
+double hcbs_reserved_below(const char *under, const char *skip, int *count);
+
+/*
+ * Nearest reserved proper ancestor of @dir, up to (excluding) @root.
+ * Copies it into @anc and returns true, or returns false when it is @root.
+ */
+bool hcbs_reserved_ancestor(const char *dir, const char *root, char *anc,
+			    size_t len, struct hcbs_rt *rt);
+
+/*
+ * Root of the cgroup hierarchy containing @dir: the highest ancestor that
+ * still is a cgroup directory (holds cgroup.procs).
+ */
+void hcbs_cgroup_top(const char *dir, char *top, size_t len);
+
+/*
+ * Root of the cpu hierarchy mounted here (cgroup2, or cgroup v1 with cpu).
+ */
+int hcbs_cpu_cgroup_root(char *path, size_t len, int *version,
+			 char *err, size_t errlen);
+
+/* ---- applying a reservation, with the messages an operator needs ---- */
+
+/* Exit codes of hcbsctl and of the LXC hook (documented in hcbsctl(1)). */
+enum hcbs_exit {
+	HCBS_EXIT_OK = 0,
+	HCBS_EXIT_USAGE = 1,		/* bad arguments or input; nothing changed */
+	HCBS_EXIT_REFUSED = 2,		/* the kernel refused (admission, EINVAL) */
+	HCBS_EXIT_NOTFOUND = 3,		/* no such container/cgroup, not running */
+	HCBS_EXIT_NOHCBS = 4,		/* kernel without the HCBS interface */
+	HCBS_EXIT_PERM = 5,		/* permission denied */
+	HCBS_EXIT_UNSCHED = 6,		/* the task set does not fit */
+	HCBS_EXIT_SYSTEM = 7,		/* any other system error */
+};
+
+struct hcbs_avail {
+	double bw;		/* per CPU, for this group, at most */
+	bool under_root;	/* limited by the global limit, not a parent */
+	char parent[4096];	/* the reserved ancestor when !under_root */
+};
+
+/*
+ * What the group @dir could be given at most (per CPU), with its own
+ * current reservation left out: the nearest reserved ancestor's bandwidth
+ * minus its other reserved descendants, or for a top-level group the
+ * global limit minus the fair server minus the other top-level groups.
+ * SCHED_DEADLINE tasks are not visible, so this is an upper bound.
+ */
+void hcbs_available(const char *dir, const char *sysctl_dir, const char *fs_dir,
+		    struct hcbs_avail *av);
+
+/*
+ * Check and write @to (runtime in us or HCBS_RT_MAX, period in us) into
+ * the cgroup @dir.  Refuses before writing anything when the kernel has no
+ * HCBS interface, the caller may not write, or the values cannot be
+ * represented; on a kernel refusal undoes partial writes.  Returns an
+ * enum hcbs_exit and, on failure, one line in @err such as
+ * "cpu.rt.max: admission refused (EBUSY): requested 0.444 CPU per CPU,
+ * available 0.300; accepted: RUNTIME/PERIOD with RUNTIME/PERIOD <= 0.300,
+ * e.g. 5400us/18ms".  Warnings (admission off) go to @warn (may be empty).
+ */
+int hcbs_reserve(const char *dir, const struct hcbs_rt *to,
+		 const char *sysctl_dir, const char *fs_dir,
+		 char *err, size_t errlen, char *warn, size_t warnlen);
+
+/* Online CPUs (from /sys/devices/system/cpu/online); @cpus may be NULL. */
+int hcbs_online_cpus(int *cpus, int max);
+
+#endif /* HCBS_RT_H */

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Give a cgroup a reservation, the way hcbsctl and the LXC hook both do
+ * it: refuse what cannot work before touching anything, write in an order
+ * that never passes through an invalid state, undo partial writes when
+ * the kernel says no, and explain a refusal with the numbers.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hcbs.h"
+#include "hcbs-rt.h"
+
+int hcbs_online_cpus(int *cpus, int max)
+{
+	char *text = NULL, *p;
+	int n = 0;
+
+	if (hcbs_read_text("/sys/devices/system/cpu/online", &text, NULL, 0)) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		for (int i = 0; i < c; i++) {
+			if (cpus && n < max)
+				cpus[n] = i;
+			n++;
+		}
+		return n;
+	}
+	for (p = text; *p && *p != '\n';) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long i = a; i <= b; i++) {
+			if (cpus && n < max)
+				cpus[n] = (int)i;
+			n++;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	free(text);
+	return n;
+}
+
+void hcbs_available(const char *dir, const char *sysctl_dir, const char *fs_dir,
+		    struct hcbs_avail *av)
+{
+	char top[PATH_MAX];
+	struct hcbs_rt anc;
+	int count = 0;
+
+	hcbs_cgroup_top(dir, top, sizeof(top));
+	if (hcbs_reserved_ancestor(dir, top, av->parent, sizeof(av->parent), &anc)) {
+		av->under_root = false;
+		av->bw = hcbs_rt_bw(&anc) - hcbs_reserved_below(av->parent, dir, &count);
+		return;
+	}
+	struct hcbs_global g = { .ratio = 1.0 };
+	int cpus[1024], n = hcbs_online_cpus(cpus, 1024);
+	double worst = 1.0;
+
+	av->under_root = true;
+	av->parent[0] = '\0';
+	hcbs_global_read(sysctl_dir, &g, NULL, 0);
+	for (int i = 0; i < n && i < 1024; i++) {
+		bool assumed;
+		double fs = hcbs_fair_server_bw(fs_dir, cpus[i], &assumed);
+
+		if (g.ratio - fs < worst)
+			worst = g.ratio - fs;
+	}
+	if (!n)
+		worst = g.ratio - 0.05;
+	av->bw = worst - hcbs_reserved_below(top, dir, &count);
+}
+
+static int errno_exit(int err)
+{
+	switch (err) {
+	case -EBUSY:
+	case -EINVAL:
+	case -ENOSPC:
+	case -ERANGE:
+		return HCBS_EXIT_REFUSED;
+	case -EACCES:
+	case -EPERM:
+	case -EROFS:
+		return HCBS_EXIT_PERM;
+	case -ENOENT:
+	case -ENODEV:
+		return HCBS_EXIT_NOTFOUND;
+	default:
+		return HCBS_EXIT_SYSTEM;
+	}
+}
+
+static const char *errno_name(int err)
+{
+	switch (err) {
+	case -EBUSY: return "EBUSY";
+	case -EINVAL: return "EINVAL";
+	case -ENOSPC: return "ENOSPC";
+	case -ERANGE: return "ERANGE";
+	case -EACCES: return "EACCES";
+	case -EPERM: return "EPERM";
+	default: return "error";
+	}
+}
+
+static void admission_message(const char *file, int ret, const struct hcbs_rt *to,
+			      const struct hcbs_avail *av, char *err, size_t errlen)
+{
+	char where[4200], eg[64] = "", d1[32], d2[32];
+	double req = hcbs_rt_bw(to);
+
+	if (av->under_root)
+		snprintf(where, sizeof(where), "under the global limit");
+	else
+		snprintf(where, sizeof(where), "under %s", av->parent);
+	if (av->bw > 0) {
+		uint64_t q = (uint64_t)(av->bw * (double)to->period_us);
+
+		if (q)
+			snprintf(eg, sizeof(eg), ", e.g. %s/%s",
+				 hcbs_format_duration(q * 1000, d1, sizeof(d1)),
+				 hcbs_format_duration(to->period_us * 1000, d2, sizeof(d2)));
+		hcbs_seterr(err, errlen,
+			    "%s: admission refused (%s): requested %.3f CPU per CPU, available %.3f %s; accepted: RUNTIME/PERIOD <= %.3f%s",
+			    file, errno_name(ret), req, av->bw, where, av->bw, eg);
+	} else {
+		hcbs_seterr(err, errlen,
+			    "%s: admission refused (%s): requested %.3f CPU per CPU, available 0.000 %s; accepted: nothing until another reservation shrinks (see hcbsctl free)",
+			    file, errno_name(ret), req, where);
+	}
+}
+
+static bool read_sysctl_u64(const char *sysctl_dir, const char *name, uint64_t *v)
+{
+	char p[PATH_MAX], *t = NULL;
+	unsigned long long x;
+	bool ok;
+
+	snprintf(p, sizeof(p), "%s/%s", sysctl_dir ? sysctl_dir : "/proc/sys/kernel", name);
+	if (hcbs_read_text(p, &t, NULL, 0))
+		return false;
+	ok = sscanf(t, "%llu", &x) == 1;
+	if (ok)
+		*v = x;
+	free(t);
+	return ok;
+}
+
+int hcbs_reserve(const char *dir, const struct hcbs_rt *to,
+		 const char *sysctl_dir, const char *fs_dir,
+		 char *err, size_t errlen, char *warn, size_t warnlen)
+{
+	struct hcbs_rt_step steps[HCBS_RT_MAX_STEPS];
+	struct hcbs_global g;
+	struct hcbs_rt cur;
+	enum hcbs_rt_abi abi;
+	char e[HCBS_ERRLEN], p[PATH_MAX];
+	uint64_t pmin = 0, pmax = 0;
+	int n, ret, failed, children = 0;
+	bool rolled_back;
+	double floor_bw;
+
+	if (warn && warnlen)
+		warn[0] = '\0';
+	if (access(dir, F_OK)) {
+		hcbs_seterr(err, errlen, "cgroup %s: %s", dir, strerror(errno));
+		return HCBS_EXIT_NOTFOUND;
+	}
+	abi = hcbs_rt_detect(dir);
+	if (abi == HCBS_ABI_NONE) {
+		snprintf(p, sizeof(p), "%s/cpu.weight", dir);
+		if (access(p, F_OK) && snprintf(p, sizeof(p), "%s/cpu.shares", dir) > 0 &&
+		    access(p, F_OK))
+			hcbs_seterr(err, errlen, "%s: no cpu controller files here (enable it: echo +cpu > PARENT/cgroup.subtree_control)",
+				    dir);
+		else
+			hcbs_seterr(err, errlen, "kernel without HCBS: %s has no cpu.rt.max nor cpu.rt_runtime_us (boot the hcbs kernel)",
+				    dir);
+		return HCBS_EXIT_NOHCBS;
+	}
+	if (abi == HCBS_ABI_LEGACY) {
+		hcbs_seterr(err, errlen, "kernel without HCBS: %s has the old RT_GROUP_SCHED files but no cpu.rt.stat (boot the hcbs kernel)",
+			    dir);
+		return HCBS_EXIT_NOHCBS;
+	}
+	if (!hcbs_global_read(sysctl_dir, &g, NULL, 0) && g.rt_runtime_us < 0)
+		hcbs_seterr(warn, warnlen, "kernel.sched_rt_runtime_us is -1: admission control is off, reservations are not guaranteed (tuned's realtime profile sets this; restore e.g. 950000)");
+
+	if (to->runtime_us != HCBS_RT_MAX && to->runtime_us > to->period_us) {
+		hcbs_seterr(err, errlen, "runtime %llu us exceeds period %llu us",
+			    (unsigned long long)to->runtime_us, (unsigned long long)to->period_us);
+		return HCBS_EXIT_USAGE;
+	}
+	if (read_sysctl_u64(sysctl_dir, "sched_deadline_period_min_us", &pmin) &&
+	    read_sysctl_u64(sysctl_dir, "sched_deadline_period_max_us", &pmax) &&
+	    (to->period_us < pmin || to->period_us > pmax)) {
+		hcbs_seterr(err, errlen, "period %llu us is outside the kernel's SCHED_DEADLINE range [%llu, %llu] us (kernel.sched_deadline_period_{min,max}_us)",
+			    (unsigned long long)to->period_us, (unsigned long long)pmin,
+			    (unsigned long long)pmax);
+		return HCBS_EXIT_USAGE;
+	}
+	ret = hcbs_rt_read(dir, abi, &cur, e, sizeof(e));
+	if (ret) {
+		hcbs_seterr(err, errlen, "%s", e);
+		return errno_exit(ret);
+	}
+	if (cur.runtime_us == to->runtime_us && cur.period_us == to->period_us)
+		return HCBS_EXIT_OK;
+
+	floor_bw = hcbs_reserved_below(dir, NULL, &children);
+	n = hcbs_rt_plan(abi, &cur, to, floor_bw, steps, HCBS_RT_MAX_STEPS);
+	if (n == -EDOM || n == -E2BIG) {
+		hcbs_seterr(err, errlen, "cannot change the period from %llu to %llu us without going below what the %d reserved child group(s) need (%.3f per CPU); shrink them first",
+			    (unsigned long long)cur.period_us, (unsigned long long)to->period_us,
+			    children, floor_bw);
+		return HCBS_EXIT_REFUSED;
+	}
+	if (n < 0) {
+		hcbs_seterr(err, errlen, "invalid reservation");
+		return HCBS_EXIT_USAGE;
+	}
+	for (int i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, steps[i].file);
+		if (access(p, W_OK)) {
+			hcbs_seterr(err, errlen, "%s: permission denied (%s): run as root",
+				    steps[i].file, strerror(errno));
+			return HCBS_EXIT_PERM;
+		}
+	}
+
+	ret = hcbs_rt_apply(dir, steps, n, &failed, &rolled_back);
+	if (!ret)
+		return HCBS_EXIT_OK;
+
+	const char *file = steps[failed].file;
+	struct hcbs_avail av;
+	size_t l;
+
+	hcbs_available(dir, sysctl_dir, fs_dir, &av);
+	if (ret == -EBUSY && to->runtime_us == 0)
+		hcbs_seterr(err, errlen, "%s: refused (EBUSY): the group holds RT tasks, so its runtime cannot be 0; move them out or give it a runtime > 0",
+			    file);
+	else if (ret == -EBUSY || ret == -ENOSPC ||
+		 (ret == -EINVAL && hcbs_rt_bw(to) > av.bw + 1e-9))
+		admission_message(file, ret, to, &av, err, errlen);
+	else if (errno_exit(ret) == HCBS_EXIT_PERM)
+		hcbs_seterr(err, errlen, "%s: permission denied (%s): run as root", file,
+			    errno_name(ret));
+	else if (ret == -EINVAL)
+		hcbs_seterr(err, errlen, "%s: the kernel rejected '%s' (EINVAL): RUNTIME <= PERIOD, PERIOD within kernel.sched_deadline_period_{min,max}_us",
+			    file, steps[failed].value);
+	else
+		hcbs_seterr(err, errlen, "%s: write '%s' failed: %s", file,
+			    steps[failed].value, strerror(-ret));
+	l = err ? strlen(err) : 0;
+	if (!rolled_back && err && l < errlen)
+		snprintf(err + l, errlen - l, "; WARNING: the previous reservation could not be restored");
+	return errno_exit(ret);
+}

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The hcbs kernel's RT bandwidth files, and the bandwidth bookkeeping that
+ * hcbsctl shows to operators (what is reserved, what is still free).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hcbs.h"
+#include "hcbs-rt.h"
+
+const char *hcbs_rt_abi_name(enum hcbs_rt_abi abi)
+{
+	switch (abi) {
+	case HCBS_ABI_RT_MAX:
+		return "cpu.rt.max";
+	case HCBS_ABI_TWO_FILES:
+		return "cpu.rt_runtime_us+cpu.rt_period_us";
+	case HCBS_ABI_LEGACY:
+		return "legacy RT_GROUP_SCHED";
+	default:
+		return "none";
+	}
+}
+
+/* @dir/@name into @buf; false (and an empty @buf) when it does not fit. */
+static bool join(char *buf, size_t len, const char *dir, const char *name)
+{
+	if ((size_t)snprintf(buf, len, "%s/%s", dir, name) < len)
+		return true;
+	buf[0] = '\0';
+	return false;
+}
+
+static bool has_file(const char *dir, const char *name)
+{
+	char p[PATH_MAX];
+
+	return join(p, sizeof(p), dir, name) && access(p, F_OK) == 0;
+}
+
+enum hcbs_rt_abi hcbs_rt_detect(const char *dir)
+{
+	if (has_file(dir, "cpu.rt.max"))
+		return HCBS_ABI_RT_MAX;
+	if (has_file(dir, "cpu.rt_runtime_us") && has_file(dir, "cpu.rt_period_us"))
+		return has_file(dir, "cpu.rt.stat") ? HCBS_ABI_TWO_FILES : HCBS_ABI_LEGACY;
+	return HCBS_ABI_NONE;
+}
+
+static int read_file(const char *dir, const char *name, char **text,
+		     char *err, size_t errlen)
+{
+	char p[PATH_MAX];
+
+	if (!join(p, sizeof(p), dir, name)) {
+		hcbs_seterr(err, errlen, "%s: path too long", dir);
+		return -ENAMETOOLONG;
+	}
+	return hcbs_read_text(p, text, err, errlen);
+}
+
+/* A whole unsigned decimal number, optionally followed by a newline. */
+static int parse_u64(const char *s, uint64_t *v)
+{
+	uint64_t x = 0;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (x > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -ERANGE;
+		x = x * 10 + (uint64_t)(*p - '0');
+	}
+	while (*p == '\n' || *p == ' ')
+		p++;
+	if (*p)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int hcbs_rt_parse_max(const char *text, struct hcbs_rt *rt)
+{
+	char q[32], p[32], extra;
+	uint64_t period;
+
+	if (sscanf(text, "%31s %31s %c", q, p, &extra) != 2)
+		return -EINVAL;
+	if (parse_u64(p, &period) || !period)
+		return -EINVAL;
+	if (!strcmp(q, "max"))
+		rt->runtime_us = HCBS_RT_MAX;
+	else if (parse_u64(q, &rt->runtime_us))
+		return -EINVAL;
+	rt->period_us = period;
+	return 0;
+}
+
+int hcbs_rt_read(const char *dir, enum hcbs_rt_abi abi, struct hcbs_rt *rt,
+		 char *err, size_t errlen)
+{
+	char *a = NULL, *b = NULL;
+	int ret;
+
+	if (abi == HCBS_ABI_RT_MAX) {
+		ret = read_file(dir, "cpu.rt.max", &a, err, errlen);
+		if (ret)
+			return ret;
+		ret = hcbs_rt_parse_max(a, rt);
+		if (ret)
+			hcbs_seterr(err, errlen, "%s/cpu.rt.max: unexpected content", dir);
+		free(a);
+		return ret;
+	}
+	if (abi != HCBS_ABI_TWO_FILES && abi != HCBS_ABI_LEGACY) {
+		hcbs_seterr(err, errlen, "%s: no RT bandwidth interface", dir);
+		return -EOPNOTSUPP;
+	}
+	ret = read_file(dir, "cpu.rt_runtime_us", &a, err, errlen);
+	if (!ret)
+		ret = read_file(dir, "cpu.rt_period_us", &b, err, errlen);
+	if (!ret) {
+		if (!strcmp(a, "-1\n") || !strcmp(a, "-1"))
+			rt->runtime_us = HCBS_RT_MAX;
+		else
+			ret = parse_u64(a, &rt->runtime_us);
+		if (!ret)
+			ret = parse_u64(b, &rt->period_us);
+		if (ret)
+			hcbs_seterr(err, errlen, "%s: unexpected content in cpu.rt_*_us", dir);
+	}
+	free(a);
+	free(b);
+	return ret;
+}
+
+int hcbs_rt_read_stat(const char *dir, struct hcbs_rt_stat *st,
+		      char *err, size_t errlen)
+{
+	char *text = NULL, *save = NULL, *line;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	ret = read_file(dir, "cpu.rt.stat", &text, err, errlen);
+	if (ret)
+		return ret;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char key[64];
+		unsigned long long v;
+
+		if (sscanf(line, "%63s %llu", key, &v) != 2)
+			continue;
+		if (!strcmp(key, "usage_usec"))
+			st->usage_usec = v;
+		else if (!strcmp(key, "nr_periods"))
+			st->nr_periods = v;
+		else if (!strcmp(key, "nr_throttled"))
+			st->nr_throttled = v;
+		else if (!strcmp(key, "throttled_usec"))
+			st->throttled_usec = v;
+	}
+	free(text);
+	st->valid = true;
+	return 0;
+}
+
+double hcbs_rt_bw(const struct hcbs_rt *rt)
+{
+	if (rt->runtime_us == HCBS_RT_MAX || !rt->period_us)
+		return 0.0;
+	return (double)rt->runtime_us / (double)rt->period_us;
+}
+
+/* ---- the write plan ---- */
+
+typedef unsigned __int128 u128;
+
+static void format_value(const char *file, const struct hcbs_rt *s,
+			 char *buf, size_t len)
+{
+	if (!strcmp(file, "cpu.rt.max")) {
+		if (s->runtime_us == HCBS_RT_MAX)
+			snprintf(buf, len, "max %" PRIu64, s->period_us);
+		else
+			snprintf(buf, len, "%" PRIu64 " %" PRIu64, s->runtime_us, s->period_us);
+	} else if (!strcmp(file, "cpu.rt_runtime_us")) {
+		if (s->runtime_us == HCBS_RT_MAX)
+			snprintf(buf, len, "-1");
+		else
+			snprintf(buf, len, "%" PRIu64, s->runtime_us);
+	} else {
+		snprintf(buf, len, "%" PRIu64, s->period_us);
+	}
+}
+
+struct plan {
+	struct hcbs_rt_step *steps;
+	int n, max;
+	struct hcbs_rt cur;
+};
+
+static int emit(struct plan *pl, const char *file, uint64_t q, uint64_t p)
+{
+	struct hcbs_rt_step *s;
+
+	if (pl->n >= pl->max)
+		return -E2BIG;
+	s = &pl->steps[pl->n++];
+	s->file = file;
+	s->before = pl->cur;
+	pl->cur.runtime_us = q;
+	pl->cur.period_us = p;
+	s->after = pl->cur;
+	format_value(file, &s->after, s->value, sizeof(s->value));
+	return 0;
+}
+
+static int finish(const struct plan *pl, int ret)
+{
+	return ret ? ret : pl->n;
+}
+
+/* Largest runtime at period @p whose bandwidth is <= max(b0, b1). */
+static uint64_t max_q(const struct hcbs_rt *a, const struct hcbs_rt *b, uint64_t p)
+{
+	uint64_t x = (uint64_t)((u128)a->runtime_us * p / a->period_us);
+	uint64_t y = (uint64_t)((u128)b->runtime_us * p / b->period_us);
+
+	x = x > y ? x : y;
+	return x < p ? x : p;
+}
+
+/* Smallest runtime at period @p whose bandwidth is >= @f. */
+static uint64_t min_q(double f, uint64_t p)
+{
+	double v = ceil(f * (double)p - 1e-6);
+
+	return v <= 0 ? 0 : (uint64_t)v;
+}
+
+/* Runtimes valid at both periods @p and @pn: [lo, hi]; false if none. */
+static bool window(const struct hcbs_rt *a, const struct hcbs_rt *b, double f,
+		   uint64_t p, uint64_t pn, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t small = p < pn ? p : pn, big = p < pn ? pn : p;
+
+	*lo = min_q(f, big);
+	*hi = max_q(a, b, small);
+	return *lo <= *hi;
+}
+
+int hcbs_rt_plan(enum hcbs_rt_abi abi, const struct hcbs_rt *from,
+		 const struct hcbs_rt *to, double floor_bw,
+		 struct hcbs_rt_step *steps, int max_steps)
+{
+	struct plan pl = { steps, 0, max_steps, *from };
+	uint64_t q1 = to->runtime_us, p1 = to->period_us;
+	int ret = 0;
+
+	if (!to->period_us || !from->period_us ||
+	    (q1 != HCBS_RT_MAX && q1 > p1))
+		return -EINVAL;
+	if (abi == HCBS_ABI_RT_MAX)
+		return finish(&pl, emit(&pl, "cpu.rt.max", q1, p1));
+
+	/* "max" has no bandwidth: any period is fine around it. */
+	if (q1 == HCBS_RT_MAX) {
+		if (from->runtime_us != HCBS_RT_MAX)
+			ret = emit(&pl, "cpu.rt_runtime_us", HCBS_RT_MAX, from->period_us);
+		if (!ret && p1 != from->period_us)
+			ret = emit(&pl, "cpu.rt_period_us", HCBS_RT_MAX, p1);
+		return finish(&pl, ret);
+	}
+	if (from->runtime_us == HCBS_RT_MAX) {
+		if (p1 != from->period_us)
+			ret = emit(&pl, "cpu.rt_period_us", HCBS_RT_MAX, p1);
+		if (!ret)
+			ret = emit(&pl, "cpu.rt_runtime_us", q1, p1);
+		return finish(&pl, ret);
+	}
+
+	/* Never ask more of the children than either end gives them. */
+	double f = floor_bw;
+
+	if (f > hcbs_rt_bw(from))
+		f = hcbs_rt_bw(from);
+	if (f > hcbs_rt_bw(to))
+		f = hcbs_rt_bw(to);
+	if (f < 0)
+		f = 0;
+
+	while (pl.cur.period_us != p1) {
+		uint64_t p = pl.cur.period_us, q = pl.cur.runtime_us;
+		uint64_t lo, hi, pn = p1, x;
+
+		if (!window(from, to, f, p, p1, &lo, &hi)) {
+			/* Binary search the farthest reachable period. */
+			uint64_t good = p, bad = p1;
+
+			while (good + 1 < bad || bad + 1 < good) {
+				uint64_t mid = good < bad ? good + (bad - good) / 2 :
+							    bad + (good - bad + 1) / 2;
+
+				if (window(from, to, f, p, mid, &lo, &hi))
+					good = mid;
+				else
+					bad = mid;
+			}
+			if (good == p)
+				return -EDOM;
+			pn = good;
+			window(from, to, f, p, pn, &lo, &hi);
+		}
+		if (q >= lo && q <= hi)
+			x = q;
+		else if (pn == p1 && q1 >= lo && q1 <= hi)
+			x = q1;
+		else
+			x = q < lo ? lo : hi;
+		if (x != q && (ret = emit(&pl, "cpu.rt_runtime_us", x, p)))
+			return ret;
+		if ((ret = emit(&pl, "cpu.rt_period_us", x, pn)))
+			return ret;
+	}
+	if (pl.cur.runtime_us != q1 &&
+	    (ret = emit(&pl, "cpu.rt_runtime_us", q1, p1)))
+		return ret;
+	return pl.n;
+}
+
+static int write_at(const char *dir, const char *file, const char *value)
+{
+	char p[PATH_MAX];
+	size_t len = strlen(value);
+	ssize_t n;
+	int fd, ret = 0;
+
+	if (!join(p, sizeof(p), dir, file))
+		return -ENAMETOOLONG;
+	fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, len);
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != len)
+		ret = -EIO;
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+int hcbs_rt_apply(const char *dir, const struct hcbs_rt_step *steps, int n,
+		  int *failed_step, bool *rolled_back)
+{
+	*failed_step = -1;
+	*rolled_back = true;
+	for (int i = 0; i < n; i++) {
+		int ret = write_at(dir, steps[i].file, steps[i].value);
+
+		if (!ret)
+			continue;
+		*failed_step = i;
+		for (int k = i - 1; k >= 0; k--) {
+			char v[48];
+
+			format_value(steps[k].file, &steps[k].before, v, sizeof(v));
+			if (write_at(dir, steps[k].file, v))
+				*rolled_back = false;
+		}
+		return ret;
+	}
+	return 0;
+}
+
+/* ---- global limits, fair servers, reserved bandwidth ---- */
+
+static int read_i64(const char *path, int64_t *v)
+{
+	char *t = NULL;
+	long long x;
+	char end;
+	int ret = hcbs_read_text(path, &t, NULL, 0);
+
+	if (ret)
+		return ret;
+	if (sscanf(t, "%lld%c", &x, &end) < 1)
+		ret = -EINVAL;
+	else
+		*v = x;
+	free(t);
+	return ret;
+}
+
+int hcbs_global_read(const char *sysctl_dir, struct hcbs_global *g,
+		     char *err, size_t errlen)
+{
+	char p[PATH_MAX];
+	int64_t rt, per;
+	int ret;
+
+	if (!sysctl_dir)
+		sysctl_dir = "/proc/sys/kernel";
+	snprintf(p, sizeof(p), "%s/sched_rt_runtime_us", sysctl_dir);
+	ret = read_i64(p, &rt);
+	if (!ret) {
+		snprintf(p, sizeof(p), "%s/sched_rt_period_us", sysctl_dir);
+		ret = read_i64(p, &per);
+	}
+	if (ret) {
+		hcbs_seterr(err, errlen, "%s: %s", p, strerror(-ret));
+		return ret;
+	}
+	if (per <= 0) {
+		hcbs_seterr(err, errlen, "%s: unexpected period %lld", p, (long long)per);
+		return -EINVAL;
+	}
+	g->rt_runtime_us = rt;
+	g->rt_period_us = (uint64_t)per;
+	g->ratio = rt < 0 ? 1.0 : (double)rt / (double)per;
+	return 0;
+}
+
+double hcbs_fair_server_bw(const char *fs_dir, int cpu, bool *assumed)
+{
+	char p[PATH_MAX];
+	int64_t rt, per;
+
+	if (!fs_dir)
+		fs_dir = "/sys/kernel/debug/sched/fair_server";
+	snprintf(p, sizeof(p), "%s/cpu%d/runtime", fs_dir, cpu);
+	if (!read_i64(p, &rt)) {
+		snprintf(p, sizeof(p), "%s/cpu%d/period", fs_dir, cpu);
+		if (!read_i64(p, &per) && per > 0 && rt >= 0) {
+			*assumed = false;
+			return (double)rt / (double)per;
+		}
+	}
+	*assumed = true;
+	return 50000000.0 / 1000000000.0;	/* kernel default: 50ms every 1s */
+}
+
+static bool is_cgroup_dir(const char *dir)
+{
+	return has_file(dir, "cgroup.procs");
+}
+
+double hcbs_reserved_below(const char *under, const char *skip, int *count)
+{
+	DIR *d = opendir(under);
+	struct dirent *e;
+	double sum = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char sub[PATH_MAX];
+		struct hcbs_rt rt;
+		enum hcbs_rt_abi abi;
+
+		if (e->d_name[0] == '.' && (!e->d_name[1] ||
+		    (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+		if (!join(sub, sizeof(sub), under, e->d_name))
+			continue;
+		if (!is_cgroup_dir(sub) || (skip && !strcmp(sub, skip)))
+			continue;
+		abi = hcbs_rt_detect(sub);
+		if (abi != HCBS_ABI_NONE && !hcbs_rt_read(sub, abi, &rt, NULL, 0) &&
+		    rt.runtime_us != HCBS_RT_MAX) {
+			sum += hcbs_rt_bw(&rt);
+			(*count)++;
+		} else {
+			sum += hcbs_reserved_below(sub, skip, count);
+		}
+	}
+	closedir(d);
+	return sum;
+}
+
+bool hcbs_reserved_ancestor(const char *dir, const char *root, char *anc,
+			    size_t len, struct hcbs_rt *rt)
+{
+	char cur[PATH_MAX];
+
+	snprintf(cur, sizeof(cur), "%s", dir);
+	for (;;) {
+		char *s = strrchr(cur, '/');
+		enum hcbs_rt_abi abi;
+
+		if (!s || s == cur)
+			return false;
+		*s = '\0';
+		if (!strcmp(cur, root) || strlen(cur) < strlen(root))
+			return false;
+		abi = hcbs_rt_detect(cur);
+		if (abi != HCBS_ABI_NONE && !hcbs_rt_read(cur, abi, rt, NULL, 0) &&
+		    rt->runtime_us != HCBS_RT_MAX) {
+			snprintf(anc, len, "%s", cur);
+			return true;
+		}
+	}
+}
+
+void hcbs_cgroup_top(const char *dir, char *top, size_t len)
+{
+	char cur[PATH_MAX];
+
+	snprintf(cur, sizeof(cur), "%s", dir);
+	snprintf(top, len, "%s", cur);
+	for (;;) {
+		char *s = strrchr(cur, '/');
+
+		if (!s || s == cur)
+			return;
+		*s = '\0';
+		if (!is_cgroup_dir(cur))
+			return;
+		snprintf(top, len, "%s", cur);
+	}
+}
+
+int hcbs_cpu_cgroup_root(char *path, size_t len, int *version,
+			 char *err, size_t errlen)
+{
+	char *cg = NULL, *mi = NULL, *save = NULL, *line;
+	char synth[4096] = "";
+	size_t used = 0;
+	int ret;
+
+	ret = hcbs_read_text("/proc/self/cgroup", &cg, err, errlen);
+	if (ret)
+		return ret;
+	for (line = strtok_r(cg, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+
+		if (!c2)
+			continue;
+		c2[1] = '\0';
+		used += (size_t)snprintf(synth + used, used < sizeof(synth) ?
+					 sizeof(synth) - used : 0, "%s/\n", line);
+	}
+	free(cg);
+	if (used >= sizeof(synth)) {
+		hcbs_seterr(err, errlen, "/proc/self/cgroup too long");
+		return -E2BIG;
+	}
+	ret = hcbs_read_text("/proc/self/mountinfo", &mi, err, errlen);
+	if (!ret)
+		ret = hcbs_cgroup_resolve(synth, mi, path, len, version, err, errlen);
+	free(mi);
+	return ret;
+}
