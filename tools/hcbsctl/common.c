@@ -64,6 +64,7 @@ int resolve_target(const struct opts *o, const char *name, struct target *t)
 			die_line(o, t->label, "path too long");
 			return HCBS_EXIT_USAGE;
 		}
+		errno = 0;
 		if (stat(o->cgroup, &st) || !S_ISDIR(st.st_mode)) {
 			die_line(o, t->label, "not a cgroup directory: %s",
 				 errno ? strerror(errno) : "not a directory");
@@ -193,12 +194,5 @@ void json_stat(struct hcbs_json *j, const struct hcbs_rt_stat *st)
 
 const char *fmt_rt(const struct hcbs_rt *rt, char *buf, size_t len)
 {
-	char q[32], p[32];
-
-	hcbs_format_duration(rt->period_us * 1000, p, sizeof(p));
-	if (rt->runtime_us == HCBS_RT_MAX)
-		snprintf(buf, len, "max/%s", p);
-	else
-		snprintf(buf, len, "%s/%s", hcbs_format_duration(rt->runtime_us * 1000, q, sizeof(q)), p);
-	return buf;
+	return hcbs_rt_format(rt, buf, len);
 }

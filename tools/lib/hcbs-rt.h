@@ -83,6 +83,9 @@ int hcbs_rt_plan(enum hcbs_rt_abi abi, const struct hcbs_rt *from,
 int hcbs_rt_apply(const char *dir, const struct hcbs_rt_step *steps, int n,
 		  int *failed_step, bool *rolled_back);
 
+/* "8ms/18ms", "max/1s", "0/18ms": the reservation with units. */
+const char *hcbs_rt_format(const struct hcbs_rt *rt, char *buf, size_t len);
+
 /* Bandwidth of a reservation as a fraction of one CPU (0 for max). */
 double hcbs_rt_bw(const struct hcbs_rt *rt);
 

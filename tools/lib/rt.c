@@ -176,6 +176,19 @@ int hcbs_rt_read_stat(const char *dir, struct hcbs_rt_stat *st,
 	return 0;
 }
 
+const char *hcbs_rt_format(const struct hcbs_rt *rt, char *buf, size_t len)
+{
+	char q[32], p[32];
+
+	hcbs_format_duration(rt->period_us * 1000, p, sizeof(p));
+	if (rt->runtime_us == HCBS_RT_MAX)
+		snprintf(buf, len, "max/%s", p);
+	else
+		snprintf(buf, len, "%s/%s",
+			 hcbs_format_duration(rt->runtime_us * 1000, q, sizeof(q)), p);
+	return buf;
+}
+
 double hcbs_rt_bw(const struct hcbs_rt *rt)
 {
 	if (rt->runtime_us == HCBS_RT_MAX || !rt->period_us)

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hcbs-hook: an LXC hook that gives a container its HCBS reservation
+ * before the container's init runs, and releases it when it stops.
+ *
+ *   lxc.hook.start-host = /usr/libexec/hcbs/hcbs-hook --reserve 8ms/18ms
+ *   lxc.hook.stop       = /usr/libexec/hcbs/hcbs-hook
+ *
+ * start-host runs in the monitor, after LXC has created the container's
+ * cgroup, moved init into it and written lxc.cgroup*.* limits, and before
+ * init execs: no task of the container can be RT yet.  We find the cgroup
+ * from $LXC_PID (/proc/PID/cgroup + mountinfo), never through liblxc calls
+ * that talk to the monitor: the monitor is busy running this hook and would
+ * never answer.  A failure exits non-zero, which aborts the start.
+ *
+ * stop runs after the container's tasks are gone and before LXC removes
+ * the cgroup.  Removing the cgroup frees the reservation anyway; we set it
+ * back to max first so that the bandwidth returns to the pool even when
+ * LXC cannot remove the cgroup (e.g. a lingering process).  The cgroup
+ * path is remembered from start-host in a small state file, because
+ * $LXC_PID is dead by then.  stop never fails the container's stop.
+ *
+ * lxc.hook.version 0 appends "NAME lxc HOOKTYPE [extra]" to our own
+ * arguments; version 1 appends nothing and sets LXC_HOOK_TYPE.  LXC_NAME
+ * and LXC_PID are set in both.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "hcbs.h"
+#include "hcbs-analysis.h"
+#include "hcbs-rt.h"
+
+#define DEFAULT_STATE_DIR "/run/hcbs/lxc"
+
+static const char *g_name = "?", *g_type = "?";
+
+/* One line on stderr (LXC logs it) and in syslog (operators look there). */
+static void say(int prio, const char *fmt, ...)
+{
+	char msg[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "hcbs-hook: %s: %s: %s\n", g_name, g_type, msg);
+	syslog(prio, "%s: %s: %s", g_name, g_type, msg);
+}
+
+static void usage(FILE *f)
+{
+	fputs(
+"Usage: hcbs-hook [--reserve RUNTIME/PERIOD | --taskset FILE --period P]\n"
+"                 [--state-dir DIR] [NAME SECTION HOOKTYPE ...]\n"
+"\n"
+"An LXC hook (lxc.hook.version 0 or 1) that applies an HCBS reservation to\n"
+"the container's cgroup before its init runs (start-host) and releases it\n"
+"when it stops (stop).  Other hook types are accepted and do nothing;\n"
+"pre-start only checks the arguments.\n"
+"\n"
+"  --reserve Q/P        e.g. 8ms/18ms: Q every P on each CPU\n"
+"  --taskset FILE       reserve the minimum runtime the task set needs ...\n"
+"  --period P           ... at this period (see hcbsctl analyze)\n"
+"  --state-dir DIR      where start-host remembers the cgroup for stop\n"
+"                       (default " DEFAULT_STATE_DIR ")\n"
+"\n"
+"Example container configuration:\n"
+"  lxc.hook.version = 1\n"
+"  lxc.hook.start-host = /usr/libexec/hcbs/hcbs-hook --reserve 8ms/18ms\n"
+"  lxc.hook.stop = /usr/libexec/hcbs/hcbs-hook\n"
+"\n"
+"Exit status as hcbsctl(1): 0 ok, 1 bad arguments, 2 refused by the kernel,\n"
+"3 cgroup not found, 4 kernel without HCBS, 5 permission denied, 6 task set\n"
+"not schedulable, 7 other error.  Non-zero aborts the container's start.\n", f);
+}
+
+/* State file name: the container's config path, which is unique. */
+static int state_path(const char *dir, const char *name, char *buf, size_t len)
+{
+	const char *cfg = getenv("LXC_CONFIG_FILE");
+	char key[PATH_MAX];
+
+	snprintf(key, sizeof(key), "%s", cfg && *cfg ? cfg : name);
+	for (char *p = key; *p; p++)
+		if (*p == '/')
+			*p = '%';
+	if ((size_t)snprintf(buf, len, "%s/%s", dir, key) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", dir);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/*
+ * With lxc.cgroup.dir.container.inner, init runs in an inner child of the
+ * cgroup LXC puts limits on.  Read the key from the container's config
+ * file (lxc.include files are not followed).
+ */
+static int inner_components(void)
+{
+	const char *cfg = getenv("LXC_CONFIG_FILE");
+	char line[4096];
+	int n = 0;
+	FILE *f;
+
+	if (!cfg || !(f = fopen(cfg, "re")))
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *v;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (strncmp(p, "lxc.cgroup.dir.container.inner", 30))
+			continue;
+		p += 30;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p != '=')
+			continue;
+		n = 0;
+		for (v = p + 1; *v; v++)
+			if (*v != '/' && *v != ' ' && *v != '\t' && *v != '\n' &&
+			    (v == p + 1 || v[-1] == '/' || v[-1] == ' ' || v[-1] == '\t'))
+				n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static int start_host(const struct hcbs_rt *to, const char *state_dir)
+{
+	const char *pidstr = getenv("LXC_PID");
+	char dir[PATH_MAX], err[8192], warn[HCBS_ERRLEN], sp[PATH_MAX], buf[64];
+	int version, ret, strip;
+	char *end;
+	long pid;
+
+	if (!pidstr || !*pidstr) {
+		say(LOG_ERR, "LXC_PID is not set: use this hook as lxc.hook.start-host");
+		return HCBS_EXIT_USAGE;
+	}
+	pid = strtol(pidstr, &end, 10);
+	if (*end || pid <= 0) {
+		say(LOG_ERR, "LXC_PID '%s' is not a pid", pidstr);
+		return HCBS_EXIT_USAGE;
+	}
+	ret = hcbs_cgroup_of_pid((pid_t)pid, dir, sizeof(dir), &version, err, sizeof(err));
+	if (ret) {
+		say(LOG_ERR, "cannot find the cgroup of init (pid %ld): %s", pid, err);
+		return HCBS_EXIT_NOTFOUND;
+	}
+	for (strip = inner_components(); strip > 0; strip--) {
+		char *s = strrchr(dir, '/');
+
+		if (s && s != dir)
+			*s = '\0';
+	}
+	ret = hcbs_reserve(dir, to, NULL, NULL, err, sizeof(err), warn, sizeof(warn));
+	if (warn[0])
+		say(LOG_WARNING, "%s", warn);
+	if (ret) {
+		say(LOG_ERR, "%s (cgroup %s)", err, dir);
+		return ret;
+	}
+	say(LOG_INFO, "reserved %s (%.3f CPU on each CPU) in %s",
+	    hcbs_rt_format(to, buf, sizeof(buf)), hcbs_rt_bw(to), dir);
+
+	/* Remember the cgroup for the stop hook; a failure here is not fatal. */
+	if (state_path(state_dir, g_name, sp, sizeof(sp)) || mkdir_p(state_dir)) {
+		say(LOG_WARNING, "cannot create %s: the stop hook will not release the reservation (the cgroup's removal still does)",
+		    state_dir);
+		return 0;
+	}
+	FILE *f = fopen(sp, "we");
+
+	if (!f || fprintf(f, "%s\n", dir) < 0 || fclose(f)) {
+		say(LOG_WARNING, "cannot write %s: %s", sp, strerror(errno));
+		return 0;
+	}
+	return 0;
+}
+
+static int stop(const char *state_dir)
+{
+	char sp[PATH_MAX], dir[PATH_MAX], err[8192], warn[HCBS_ERRLEN];
+	struct hcbs_rt cur, to;
+	enum hcbs_rt_abi abi;
+	FILE *f;
+	int ret;
+
+	if (state_path(state_dir, g_name, sp, sizeof(sp)))
+		return 0;
+	f = fopen(sp, "re");
+	if (!f)
+		return 0;	/* nothing reserved by us */
+	if (!fgets(dir, sizeof(dir), f)) {
+		fclose(f);
+		unlink(sp);
+		return 0;
+	}
+	fclose(f);
+	dir[strcspn(dir, "\n")] = '\0';
+	unlink(sp);
+	abi = hcbs_rt_detect(dir);
+	if (abi == HCBS_ABI_NONE || hcbs_rt_read(dir, abi, &cur, NULL, 0))
+		return 0;	/* cgroup already gone */
+	to.runtime_us = HCBS_RT_MAX;
+	to.period_us = cur.period_us;
+	ret = hcbs_reserve(dir, &to, NULL, NULL, err, sizeof(err), warn, sizeof(warn));
+	if (ret)
+		say(LOG_WARNING, "could not release the reservation of %s: %s", dir, err);
+	else
+		say(LOG_INFO, "released the reservation of %s", dir);
+	return 0;
+}
+
+static int from_taskset(const char *file, const char *period, struct hcbs_rt *to)
+{
+	char *text = NULL, e[HCBS_ERRLEN], d[32];
+	struct hcbs_taskset ts;
+	uint64_t p, q;
+	int ret;
+
+	if (hcbs_parse_duration(period, &p, e, sizeof(e)) || p % 1000) {
+		say(LOG_ERR, "--period %s: %s", period, p % 1000 ? "not whole microseconds" : e);
+		return HCBS_EXIT_USAGE;
+	}
+	if (hcbs_read_text(file, &text, e, sizeof(e))) {
+		say(LOG_ERR, "--taskset: %s", e);
+		return HCBS_EXIT_USAGE;
+	}
+	ret = hcbs_taskset_parse(text, &ts, e, sizeof(e));
+	free(text);
+	if (ret) {
+		say(LOG_ERR, "--taskset %s: %s", file, e);
+		return HCBS_EXIT_USAGE;
+	}
+	ret = hcbs_min_runtime(&ts, true, hcbs_default_order(&ts), p, 1000, &q);
+	hcbs_taskset_free(&ts);
+	if (ret) {
+		say(LOG_ERR, "task set %s is not schedulable with period %s even with the whole CPU",
+		    file, hcbs_format_duration(p, d, sizeof(d)));
+		return HCBS_EXIT_UNSCHED;
+	}
+	to->runtime_us = q / 1000;
+	to->period_us = p / 1000;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "reserve", required_argument, NULL, 'r' },
+		{ "taskset", required_argument, NULL, 't' },
+		{ "period", required_argument, NULL, 'p' },
+		{ "state-dir", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *reserve = NULL, *taskset = NULL, *period = NULL, *ver;
+	const char *state_dir = getenv("HCBS_HOOK_STATE_DIR");
+	struct hcbs_rt to = { 0 };
+	int c, ret;
+
+	openlog("hcbs-hook", LOG_PID, LOG_DAEMON);
+	if (!state_dir || !*state_dir)
+		state_dir = DEFAULT_STATE_DIR;
+	g_name = getenv("LXC_NAME") ? getenv("LXC_NAME") : "?";
+	g_type = getenv("LXC_HOOK_TYPE") ? getenv("LXC_HOOK_TYPE") : "?";
+	opterr = 0;
+	/* '+': stop at the first non-option, LXC's appended "NAME lxc TYPE". */
+	while ((c = getopt_long(argc, argv, "+r:t:p:s:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'r': reserve = optarg; break;
+		case 't': taskset = optarg; break;
+		case 'p': period = optarg; break;
+		case 's': state_dir = optarg; break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			say(LOG_ERR, "bad option '%s' (see hcbs-hook --help)", argv[optind - 1]);
+			return HCBS_EXIT_USAGE;
+		}
+	}
+	ver = getenv("LXC_HOOK_VERSION");
+	if (!ver || !strcmp(ver, "0")) {
+		/* Version 0: NAME SECTION TYPE [extra...] follow our options. */
+		if (argc - optind >= 3) {
+			g_name = argv[optind];
+			g_type = argv[optind + 2];
+		}
+	} else if (strcmp(ver, "1")) {
+		say(LOG_ERR, "unknown lxc.hook.version %s (0 and 1 are supported)", ver);
+		return HCBS_EXIT_USAGE;
+	}
+	if (!strcmp(g_type, "?")) {
+		say(LOG_ERR, "no hook type: run me from LXC (lxc.hook.start-host / lxc.hook.stop)");
+		return HCBS_EXIT_USAGE;
+	}
+
+	if (!strcmp(g_type, "stop"))
+		return stop(state_dir);
+	if (strcmp(g_type, "start-host") && strcmp(g_type, "pre-start")) {
+		say(LOG_INFO, "nothing to do for this hook type");
+		return 0;
+	}
+	if (!!reserve == !!taskset || (taskset && !period) || (period && !taskset)) {
+		say(LOG_ERR, "give --reserve RUNTIME/PERIOD, or --taskset FILE --period P");
+		return HCBS_EXIT_USAGE;
+	}
+	if (reserve) {
+		char e[HCBS_ERRLEN];
+		uint64_t q, p;
+
+		if (hcbs_parse_reservation(reserve, &q, &p, e, sizeof(e))) {
+			say(LOG_ERR, "--reserve: %s", e);
+			return HCBS_EXIT_USAGE;
+		}
+		if (q % 1000 || p % 1000) {
+			say(LOG_ERR, "--reserve %s: the kernel takes whole microseconds", reserve);
+			return HCBS_EXIT_USAGE;
+		}
+		to.runtime_us = q / 1000;
+		to.period_us = p / 1000;
+	} else if ((ret = from_taskset(taskset, period, &to))) {
+		return ret;
+	}
+	if (!strcmp(g_type, "pre-start"))
+		return 0;	/* arguments are fine; the cgroup does not exist yet */
+	return start_host(&to, state_dir);
+}
