@@ -90,4 +90,24 @@ static inline void hcbs_check_share(struct __test_metadata *_metadata,
 		       what, share, expected, tol);
 }
 
+/*
+ * main(): on a kernel without HCBS the whole program is one TAP skip and
+ * exits 4 (the harness alone would exit 0 with every test skipped).
+ */
+#define HCBS_TEST_MAIN							\
+int main(int argc, char **argv)						\
+{									\
+	const char *reason = "";					\
+	int i;								\
+									\
+	for (i = 1; i < argc; i++)					\
+		if (!strcmp(argv[i], "-l") || !strcmp(argv[i], "-h"))	\
+			return test_harness_run(argc, argv);		\
+	if (hcbs_probe_kernel(&reason) == 0) {				\
+		ksft_print_header();					\
+		ksft_exit_skip("%s\n", reason);				\
+	}								\
+	return test_harness_run(argc, argv);				\
+}
+
 #endif /* HCBS_KSFT_H */

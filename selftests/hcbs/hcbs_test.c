@@ -357,6 +357,31 @@ void hcbs_cg_root_cpu_restore(bool enabled_here)
 }
 
 /* ----------------------------------------------------------- hcbs state */
+int hcbs_probe_kernel(const char **reason)
+{
+	char cg[PATH_MAX], name[64];
+	bool enabled;
+	int err, ret;
+
+	*reason = HCBS_NO_HCBS_REASON;
+	err = hcbs_cg_root_cpu_enable(&enabled);
+	if (err == -ENODEV) {
+		*reason = HCBS_NO_HCBS_REASON " (no cpu controller on cgroup v2)";
+		return 0;
+	}
+	if (err)
+		return err;
+	snprintf(name, sizeof(name), "hcbs-probe-%d", getpid());
+	ret = hcbs_cg_path(cg, sizeof(cg), hcbs_cg_root(), name);
+	if (!ret)
+		ret = hcbs_cg_create(cg);
+	if (!ret)
+		ret = hcbs_cg_is_hcbs(cg) ? 1 : 0;
+	rmdir(cg);
+	hcbs_cg_root_cpu_restore(enabled);
+	return ret;
+}
+
 bool hcbs_cg_is_hcbs(const char *cg)
 {
 	return hcbs_cg_has_file(cg, "cpu.rt.max");
@@ -454,6 +479,17 @@ int hcbs_pin_cpu(pid_t pid, int cpu)
 	return sched_setaffinity(pid, sizeof(set), &set) ? -errno : 0;
 }
 
+int hcbs_unpin(pid_t pid)
+{
+	cpu_set_t set;
+	int cpu;
+
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < hcbs_nr_cpus() && cpu < CPU_SETSIZE; cpu++)
+		CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set) ? -errno : 0;
+}
+
 /* struct sched_attr, SCHED_ATTR_SIZE_VER0; named ours to avoid libc clashes. */
 struct hcbs_sched_attr {
 	uint32_t size;
@@ -538,16 +574,15 @@ int hcbs_hog_start(struct hcbs_hog *hog, const struct hcbs_hog_spec *spec,
 		if (read(pfd[0], &c, 1) != 1)
 			_exit(1);
 		close(pfd[0]);
+		while (spec->sleeper)
+			pause();
 		hog_loop(hog->shm);
 	}
 	close(pfd[0]);
 	hog->pid = pid;
 
-	err = 0;
-	if (spec->cpu >= 0) {
-		*step = "affinity";
-		err = hcbs_pin_cpu(pid, spec->cpu);
-	}
+	*step = "affinity";
+	err = spec->cpu >= 0 ? hcbs_pin_cpu(pid, spec->cpu) : hcbs_unpin(pid);
 	if (!err && spec->cgroup) {
 		*step = "cgroup";
 		err = hcbs_cg_attach(spec->cgroup, pid);

@@ -84,6 +84,12 @@ int hcbs_cg_root_cpu_enable(bool *enabled_here);
 void hcbs_cg_root_cpu_restore(bool enabled_here);
 
 /* ---------------------------------------------------------- hcbs state */
+/*
+ * Is this an HCBS kernel?  Creates a throw-away cgroup with the cpu
+ * controller and looks for cpu.rt.max, leaving the root as it found it.
+ * Returns 1 (yes), 0 (no, *@reason says why) or a negative errno.
+ */
+int hcbs_probe_kernel(const char **reason);
 /* Does a cgroup with the cpu controller show cpu.rt.max? */
 bool hcbs_cg_is_hcbs(const char *cg);
 /* Set cpu.rt.max to "RUNTIME PERIOD" (µs); runtime < 0 means "max". */
@@ -120,9 +126,10 @@ struct hcbs_hog {
 
 struct hcbs_hog_spec {
 	const char *cgroup;	/* NULL: stay in the parent's cgroup */
-	int cpu;		/* < 0: no pinning */
+	int cpu;		/* < 0: any CPU (not the parent's mask) */
 	int policy;		/* SCHED_FIFO, SCHED_RR, SCHED_OTHER */
 	int prio;		/* rt priority (ignored for SCHED_OTHER) */
+	bool sleeper;		/* block in pause() instead of spinning */
 };
 
 /*
@@ -139,6 +146,8 @@ void hcbs_hog_reset_gap(struct hcbs_hog *hog);
 
 int hcbs_set_policy(pid_t pid, int policy, int prio);
 int hcbs_pin_cpu(pid_t pid, int cpu);
+/* Allow every online CPU (SCHED_DEADLINE admission requires it). */
+int hcbs_unpin(pid_t pid);
 
 /* SCHED_DEADLINE via sched_setattr(2); 0 or -errno. */
 int hcbs_set_deadline(pid_t pid, uint64_t runtime_ns, uint64_t deadline_ns,

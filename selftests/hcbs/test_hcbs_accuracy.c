@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HCBS accuracy: a group's RT tasks get Q every P on each CPU they run on,
+ * whatever else runs there.
+ *
+ * Every measured task is a busy loop pinned to CPU 1; its share is the CPU
+ * time its own clock (clock_getcpuclockid) advanced over a CLOCK_MONOTONIC
+ * window, both read on CPU 0.  Windows are multiples of the hyperperiod of
+ * the servers involved, so the phase of the window cannot bias the result;
+ * the guest's clock is exact under TCG too, only slower to get through.
+ * Competition on CPU 1: a root SCHED_FIFO hog at a higher priority than the
+ * group's tasks (groups run at deadline level above it), another group's
+ * hog, and a SCHED_OTHER hog (served by the fair server).
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "hcbs_ksft.h"
+
+#define PATHLEN 512
+#define TOL 0.01	/* of a CPU */
+
+/* The competing group: 20 ms every 50 ms. */
+#define OTHER_Q_US 20000
+#define OTHER_P_US 50000
+
+FIXTURE(accuracy) {
+	struct hcbs_env env;
+};
+
+FIXTURE_VARIANT(accuracy) {
+	long long q_us, p_us;
+};
+
+FIXTURE_VARIANT_ADD(accuracy, g30_100) { .q_us = 30000, .p_us = 100000 };
+FIXTURE_VARIANT_ADD(accuracy, g2_10) { .q_us = 2000, .p_us = 10000 };
+FIXTURE_VARIANT_ADD(accuracy, g8_18) { .q_us = 8000, .p_us = 18000 };
+
+FIXTURE_SETUP(accuracy)
+{
+	HCBS_ENV_SETUP(&self->env, "accuracy");
+}
+
+FIXTURE_TEARDOWN(accuracy)
+{
+	HCBS_ENV_TEARDOWN(&self->env);
+}
+
+/*
+ * The group's FIFO hog gets Q/P of CPU 1 beside a higher-priority root
+ * FIFO hog, a 20/50 ms group's hog and a CFS hog; so does the other group.
+ */
+TEST_F_TIMEOUT(accuracy, share, 90)
+{
+	/* 4.5 s: a multiple of 100, 50, 10 and 18 * 50 / gcd = 450 ms. */
+	unsigned int window_ms = hcbs_window_ms(4500);
+	char a[PATHLEN], b[PATHLEN], what[96];
+	double share[4], expected = (double)variant->q_us / variant->p_us;
+	double expected_b = (double)OTHER_Q_US / OTHER_P_US;
+	pid_t pids[4];
+
+	hcbs_group(_metadata, &self->env, "a", variant->q_us, variant->p_us, a, sizeof(a));
+	hcbs_group(_metadata, &self->env, "b", OTHER_Q_US, OTHER_P_US, b, sizeof(b));
+	pids[0] = hcbs_hog(_metadata, &self->env, a, HCBS_LOAD_CPU, SCHED_FIFO,
+			   HCBS_PRIO_GROUP)->pid;
+	pids[1] = hcbs_hog(_metadata, &self->env, b, HCBS_LOAD_CPU, SCHED_FIFO,
+			   HCBS_PRIO_GROUP)->pid;
+	pids[2] = hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
+			   HCBS_PRIO_ROOT_HOG)->pid;
+	pids[3] = hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_OTHER,
+			   0)->pid;
+	hcbs_sleep_ms(500);
+
+	hcbs_note("window %u ms on CPU %d: group %lld/%lld us, group %d/%d us, root FIFO %d hog, CFS hog",
+		  window_ms, HCBS_LOAD_CPU, variant->q_us, variant->p_us,
+		  OTHER_Q_US, OTHER_P_US, HCBS_PRIO_ROOT_HOG);
+	ASSERT_EQ(0, hcbs_measure_shares(pids, 4, window_ms, share));
+	snprintf(what, sizeof(what), "group %lld/%lld", variant->q_us / 1000,
+		 variant->p_us / 1000);
+	hcbs_check_share(_metadata, what, share[0], expected, TOL);
+	snprintf(what, sizeof(what), "competing group %d/%d", OTHER_Q_US / 1000,
+		 OTHER_P_US / 1000);
+	hcbs_check_share(_metadata, what, share[1], expected_b, TOL);
+	hcbs_note("root FIFO hog (prio %d): share %.4f (the leftover)",
+		  HCBS_PRIO_ROOT_HOG, share[2]);
+	hcbs_note("CFS hog: share %.4f (fair server: 0.05)", share[3]);
+	hcbs_note("sum: %.4f", share[0] + share[1] + share[2] + share[3]);
+	EXPECT_GT(share[2], 0.05) TH_LOG("the root FIFO hog must get the leftover");
+	EXPECT_GE(share[3], 0.04) TH_LOG("CFS must keep its fair server's 5%%");
+}
+
+FIXTURE(sched) {
+	struct hcbs_env env;
+};
+
+FIXTURE_SETUP(sched)
+{
+	HCBS_ENV_SETUP(&self->env, "sched");
+}
+
+FIXTURE_TEARDOWN(sched)
+{
+	HCBS_ENV_TEARDOWN(&self->env);
+}
+
+/*
+ * EDF between servers: a 5/10 ms group and a 40/100 ms group on one CPU,
+ * under a higher-priority root FIFO hog, both get their share, and the
+ * short-period group is never kept off the CPU longer than its worst case
+ * under EDF, 2 (P - Q).  Priority-based throttling would let the long
+ * group's 40 ms burst starve the short one.
+ */
+TEST_F_TIMEOUT(sched, edf_isolation, 60)
+{
+	unsigned int window_ms = hcbs_window_ms(4500);
+	double share[2], gap_ms, max_gap_ms;
+	char a[PATHLEN], b[PATHLEN];
+	struct hcbs_hog *ha, *hb;
+	pid_t pids[2];
+
+	hcbs_group(_metadata, &self->env, "short", 5000, 10000, a, sizeof(a));
+	hcbs_group(_metadata, &self->env, "long", 40000, 100000, b, sizeof(b));
+	ha = hcbs_hog(_metadata, &self->env, a, HCBS_LOAD_CPU, SCHED_FIFO, 10);
+	/* Priority-based scheduling would favour the long group. */
+	hb = hcbs_hog(_metadata, &self->env, b, HCBS_LOAD_CPU, SCHED_FIFO, 20);
+	hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
+		 HCBS_PRIO_ROOT_HOG);
+	hcbs_sleep_ms(500);
+
+	pids[0] = ha->pid;
+	pids[1] = hb->pid;
+	hcbs_hog_reset_gap(ha);
+	hcbs_note("window %u ms on CPU %d: groups 5/10 ms (FIFO 10) and 40/100 ms (FIFO 20), root FIFO %d hog",
+		  window_ms, HCBS_LOAD_CPU, HCBS_PRIO_ROOT_HOG);
+	ASSERT_EQ(0, hcbs_measure_shares(pids, 2, window_ms, share));
+	gap_ms = ha->shm->max_gap_ns / 1e6;
+	hcbs_check_share(_metadata, "group 5/10", share[0], 0.5, TOL);
+	hcbs_check_share(_metadata, "group 40/100", share[1], 0.4, TOL);
+	/* 2 (P - Q), plus timer and tick slack (budgets are enforced at the tick). */
+	max_gap_ms = 2 * (10 - 5) + (hcbs_machine_slow() ? 5 : 3);
+	hcbs_note("group 5/10: longest time off the CPU %.3f ms (EDF bound 10 ms, accepted %.0f ms)",
+		  gap_ms, max_gap_ms);
+	EXPECT_LE(gap_ms, max_gap_ms);
+}
+
+/*
+ * A reservation on a container covers its sub-cgroups left at "max"
+ * (LXC puts the container's threads in .lxc or init.scope).
+ */
+TEST_F_TIMEOUT(sched, subgroup_covered, 60)
+{
+	unsigned int window_ms = hcbs_window_ms(3000);
+	char c[PATHLEN], lxc[PATHLEN], buf[64];
+	double share;
+	pid_t pid;
+
+	hcbs_group(_metadata, &self->env, "ct", 30000, 100000, c, sizeof(c));
+	ASSERT_EQ(0, hcbs_cg_write(c, "cgroup.subtree_control", "+cpu"));
+	ASSERT_EQ(0, hcbs_cg_path(lxc, sizeof(lxc), c, ".lxc"));
+	ASSERT_EQ(0, hcbs_cg_create(lxc));
+	ASSERT_EQ(0, hcbs_cg_read(lxc, "cpu.rt.max", buf, sizeof(buf)));
+	hcbs_note("ct/.lxc cpu.rt.max: %s", buf);
+	pid = hcbs_hog(_metadata, &self->env, lxc, HCBS_LOAD_CPU, SCHED_FIFO,
+		       HCBS_PRIO_GROUP)->pid;
+	hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
+		 HCBS_PRIO_ROOT_HOG);
+	hcbs_sleep_ms(500);
+	hcbs_note("window %u ms: hog in ct/.lxc (max), ct at 30/100 ms, root FIFO %d hog",
+		  window_ms, HCBS_PRIO_ROOT_HOG);
+	ASSERT_EQ(0, hcbs_measure_shares(&pid, 1, window_ms, &share));
+	hcbs_check_share(_metadata, "group 30/100 via sub-cgroup", share, 0.3, TOL);
+}
+
+/* Q/P changed under a running RT task takes effect. */
+TEST_F_TIMEOUT(sched, change_while_running, 60)
+{
+	unsigned int window_ms = hcbs_window_ms(2000);
+	char g[PATHLEN];
+	double share;
+	pid_t pid;
+
+	hcbs_group(_metadata, &self->env, "g", 10000, 100000, g, sizeof(g));
+	pid = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO,
+		       HCBS_PRIO_GROUP)->pid;
+	hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
+		 HCBS_PRIO_ROOT_HOG);
+	hcbs_sleep_ms(300);
+	hcbs_note("window %u ms per setting, root FIFO %d hog beside", window_ms,
+		  HCBS_PRIO_ROOT_HOG);
+	ASSERT_EQ(0, hcbs_measure_shares(&pid, 1, window_ms, &share));
+	hcbs_check_share(_metadata, "group 10/100", share, 0.1, TOL);
+
+	ASSERT_EQ(0, hcbs_set_rt_max(g, 40000, 100000));
+	hcbs_sleep_ms(300);
+	ASSERT_EQ(0, hcbs_measure_shares(&pid, 1, window_ms, &share));
+	hcbs_check_share(_metadata, "group 40/100 (raised while running)", share, 0.4, TOL);
+
+	ASSERT_EQ(0, hcbs_set_rt_max(g, 5000, 20000));
+	hcbs_sleep_ms(300);
+	ASSERT_EQ(0, hcbs_measure_shares(&pid, 1, window_ms, &share));
+	hcbs_check_share(_metadata, "group 5/20 (new period while running)", share, 0.25, TOL);
+}
+
+/*
+ * One group, a task on each of two CPUs: each gets Q/P of its CPU (one
+ * server per CPU), and cpu.rt.stat sums both.
+ */
+TEST_F_TIMEOUT(sched, two_cpus, 60)
+{
+	unsigned int window_ms = hcbs_window_ms(3000);
+	long long u0, u1;
+	double share[2], usage;
+	char g[PATHLEN];
+	pid_t pids[2];
+
+	hcbs_group(_metadata, &self->env, "g", 20000, 100000, g, sizeof(g));
+	pids[0] = hcbs_hog(_metadata, &self->env, g, HCBS_CTL_CPU, SCHED_FIFO,
+			   HCBS_PRIO_GROUP)->pid;
+	pids[1] = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO,
+			   HCBS_PRIO_GROUP)->pid;
+	hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
+		 HCBS_PRIO_ROOT_HOG);
+	hcbs_sleep_ms(300);
+	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "usage_usec", &u0));
+	hcbs_note("window %u ms: group 20/100 ms with a FIFO hog on CPU %d and on CPU %d",
+		  window_ms, HCBS_CTL_CPU, HCBS_LOAD_CPU);
+	ASSERT_EQ(0, hcbs_measure_shares(pids, 2, window_ms, share));
+	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "usage_usec", &u1));
+	hcbs_check_share(_metadata, "group 20/100 on CPU 0", share[0], 0.2, TOL);
+	hcbs_check_share(_metadata, "group 20/100 on CPU 1", share[1], 0.2, TOL);
+	usage = (u1 - u0) / 1000.0 / window_ms;
+	hcbs_note("cpu.rt.stat usage over the window: %.4f CPUs (expected 0.4000)", usage);
+	EXPECT_TRUE(hcbs_values_close(usage, 0.4, 0.02));
+}
+
+HCBS_TEST_MAIN
