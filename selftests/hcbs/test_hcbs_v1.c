@@ -5,13 +5,16 @@
  * per-CPU deadline server of runtime / period for the group's RT tasks).
  *
  * The cpu controller can be mounted on a v1 hierarchy only while nothing
- * has it enabled on cgroup v2 (no "cpu" in any cgroup.subtree_control):
- * the v2 suites give it back when they finish, but a boot where something
- * else (systemd, the test runner) enabled it cannot run this test; it
- * skips, saying so.
+ * has it enabled on cgroup v2 (no "cpu" in any cgroup.subtree_control).
+ * The v2 suites give it back when they finish.  If something else enabled
+ * it at the root, the test releases it for its own duration (and enables
+ * it again after) only inside the QEMU guest of scripts/vm-run ($HCBS_ACCEL
+ * set) and only if no cgroup below the root enables it further; otherwise
+ * it skips, saying why.
  */
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
@@ -35,9 +38,24 @@ FIXTURE(v1) {
 	char mnt[PATHLEN];		/* v1 cpu hierarchy */
 	char top[PATHLEN];		/* our group in it */
 	bool mounted;
+	bool v2_cpu_released;		/* we wrote -cpu at the v2 root */
 	int nr_bw;
 	long long bw0[HCBS_MAX_CPUS];
 };
+
+/* Give the cpu controller back to cgroup v2 if we took it. */
+static void v2_cpu_restore(FIXTURE_DATA(v1) *self)
+{
+	uint64_t end = hcbs_now_ns() + 3 * HCBS_NSEC_PER_SEC;
+
+	if (!self->v2_cpu_released)
+		return;
+	/* The v1 hierarchy is released asynchronously after umount. */
+	while (hcbs_cg_write(hcbs_cg_root(), "cgroup.subtree_control", "+cpu") &&
+	       hcbs_now_ns() < end)
+		hcbs_sleep_ms(50);
+	self->v2_cpu_released = false;
+}
 
 FIXTURE_SETUP(v1)
 {
@@ -49,9 +67,18 @@ FIXTURE_SETUP(v1)
 	if (self->hogs.nr_cpus < 2)
 		SKIP(return, "not enough CPUs (run the guest with --cpus 2)");
 	ASSERT_EQ(0, hcbs_pin_cpu(0, HCBS_CTL_CPU));
-	if (hcbs_cg_has_word(hcbs_cg_root(), "cgroup.subtree_control", "cpu"))
-		SKIP(return, "the cpu controller is enabled on cgroup v2 (%s/cgroup.subtree_control), so it cannot be mounted on v1 in this boot",
-		     hcbs_cg_root());
+	if (hcbs_cg_has_word(hcbs_cg_root(), "cgroup.subtree_control", "cpu")) {
+		if (!getenv("HCBS_ACCEL"))
+			SKIP(return, "the cpu controller is enabled on cgroup v2 (%s/cgroup.subtree_control), so it cannot be mounted on v1; outside the test guest it is not released",
+			     hcbs_cg_root());
+		err = hcbs_cg_write(hcbs_cg_root(), "cgroup.subtree_control", "-cpu");
+		if (err)
+			SKIP(return, "the cpu controller is in use on cgroup v2 and cannot be released for a v1 mount (%s)",
+			     strerror(-err));
+		hcbs_note("v1: released the cpu controller from cgroup v2 for this test");
+		self->v2_cpu_released = true;
+		err = 0;
+	}
 	self->nr_bw = hcbs_dl_total_bw(self->bw0, HCBS_MAX_CPUS);
 	snprintf(self->mnt, sizeof(self->mnt), "%s/v1cpu", hcbs_tmp_dir());
 	ASSERT_TRUE(mkdir(self->mnt, 0755) == 0 || errno == EEXIST);
@@ -63,16 +90,26 @@ FIXTURE_SETUP(v1)
 			break;
 		hcbs_sleep_ms(50);
 	}
-	if (err && err != EBUSY)
-		ASSERT_EQ(0, err) TH_LOG("mount -t cgroup -o cpu: %s", strerror(err));
-	if (err)
+	if (err) {
+		v2_cpu_restore(self);
+		if (err != EBUSY)
+			ASSERT_EQ(0, err) TH_LOG("mount -t cgroup -o cpu: %s", strerror(err));
 		SKIP(return, "cannot mount the cpu controller on cgroup v1 (EBUSY: it is bound to cgroup v2 in this boot)");
+	}
 	self->mounted = true;
-	ASSERT_EQ(0, hcbs_cg_path(self->top, sizeof(self->top), self->mnt, "hcbs-test-v1"));
-	hcbs_cg_destroy(self->top);
-	ASSERT_EQ(0, hcbs_cg_create(self->top));
-	ASSERT_TRUE(hcbs_cg_has_file(self->top, "cpu.rt_runtime_us"))
-		TH_LOG("no cpu.rt_runtime_us on v1: kernel without CONFIG_RT_GROUP_SCHED?");
+	/* No teardown runs after a failed setup: undo by hand. */
+	err = hcbs_cg_path(self->top, sizeof(self->top), self->mnt, "hcbs-test-v1");
+	if (!err)
+		err = hcbs_cg_create(self->top);
+	if (!err && !hcbs_cg_has_file(self->top, "cpu.rt_runtime_us"))
+		err = -ENOENT;
+	if (err) {
+		rmdir(self->top);
+		umount(self->mnt);
+		rmdir(self->mnt);
+		v2_cpu_restore(self);
+	}
+	ASSERT_EQ(0, err) TH_LOG("v1 group with cpu.rt_runtime_us: %s", strerror(-err));
 }
 
 FIXTURE_TEARDOWN(v1)
@@ -82,11 +119,14 @@ FIXTURE_TEARDOWN(v1)
 	int cpu, bad, n;
 
 	hcbs_env_teardown(&self->hogs);
-	if (!self->mounted)
+	if (!self->mounted) {
+		v2_cpu_restore(self);
 		return;
+	}
 	hcbs_cg_destroy(self->top);
 	umount(self->mnt);
 	rmdir(self->mnt);
+	v2_cpu_restore(self);
 	if (self->nr_bw <= 0)
 		return;
 	do {
