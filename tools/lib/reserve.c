@@ -125,7 +125,7 @@ static void admission_message(const char *file, int ret, const struct hcbs_rt *t
 	else
 		snprintf(where, sizeof(where), "under %s", av->parent);
 	if (av->bw > 0) {
-		uint64_t q = (uint64_t)(av->bw * (double)to->period_us);
+		uint64_t q = (uint64_t)(av->bw * (double)to->period_us + 1e-6);
 
 		if (q)
 			snprintf(eg, sizeof(eg), ", e.g. %s/%s",

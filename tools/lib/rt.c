@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "hcbs.h"
@@ -353,6 +355,19 @@ int hcbs_rt_plan(enum hcbs_rt_abi abi, const struct hcbs_rt *from,
 	return pl.n;
 }
 
+/*
+ * cgroupfs files take each write whole; a plain file (a fake cgroup tree in
+ * the tests) must be cut to what was written.  Truncating only after the
+ * write succeeded keeps a refused write from changing anything.
+ */
+static bool is_cgroupfs(int fd)
+{
+	struct statfs sf;
+
+	return !fstatfs(fd, &sf) &&
+	       (sf.f_type == CGROUP2_SUPER_MAGIC || sf.f_type == CGROUP_SUPER_MAGIC);
+}
+
 static int write_at(const char *dir, const char *file, const char *value)
 {
 	char p[PATH_MAX];
@@ -370,6 +385,8 @@ static int write_at(const char *dir, const char *file, const char *value)
 		ret = -errno;
 	else if ((size_t)n != len)
 		ret = -EIO;
+	else if (!is_cgroupfs(fd) && ftruncate(fd, (off_t)len))
+		ret = -errno;	/* a plain file standing in for cgroupfs (tests) */
 	if (close(fd) && !ret)
 		ret = -errno;
 	return ret;
@@ -493,7 +510,7 @@ double hcbs_reserved_below(const char *under, const char *skip, int *count)
 		if (!is_cgroup_dir(sub) || (skip && !strcmp(sub, skip)))
 			continue;
 		abi = hcbs_rt_detect(sub);
-		if (abi != HCBS_ABI_NONE && !hcbs_rt_read(sub, abi, &rt, NULL, 0) &&
+		if ((abi == HCBS_ABI_RT_MAX || abi == HCBS_ABI_TWO_FILES) && !hcbs_rt_read(sub, abi, &rt, NULL, 0) &&
 		    rt.runtime_us != HCBS_RT_MAX) {
 			sum += hcbs_rt_bw(&rt);
 			(*count)++;
@@ -521,7 +538,7 @@ bool hcbs_reserved_ancestor(const char *dir, const char *root, char *anc,
 		if (!strcmp(cur, root) || strlen(cur) < strlen(root))
 			return false;
 		abi = hcbs_rt_detect(cur);
-		if (abi != HCBS_ABI_NONE && !hcbs_rt_read(cur, abi, rt, NULL, 0) &&
+		if ((abi == HCBS_ABI_RT_MAX || abi == HCBS_ABI_TWO_FILES) && !hcbs_rt_read(cur, abi, rt, NULL, 0) &&
 		    rt->runtime_us != HCBS_RT_MAX) {
 			snprintf(anc, len, "%s", cur);
 			return true;

@@ -1,0 +1,298 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# hcbsctl and hcbs-hook end to end on a fake cgroup tree (--cgroup and the
+# test-only HCBSCTL_SYSCTL_DIR / HCBSCTL_FAIR_SERVER_DIR): the writes, the
+# write order, and every error path: one line on stderr, the documented exit
+# code, nothing changed.  Kernel refusals (EBUSY, EINVAL) are injected with
+# the failwrite LD_PRELOAD shim.  JSON output is validated against
+# docs/hcbsctl-schema.json.  TAP on stdout.
+#
+# Usage: test_cli.sh HCBSCTL HCBS_HOOK FAILWRITE_SO SOURCE_ROOT
+set -u
+HCBSCTL=$1 HOOK=$2 SHIM=$3 SRC=$4
+SCHEMA=$SRC/docs/hcbsctl-schema.json
+VALIDATE=$SRC/tests/unit/validate_json.py
+T=$(mktemp -d /tmp/hcbsctl-test.XXXXXX)
+chmod 755 "$T"
+trap 'rm -rf "$T"' EXIT
+n=0 failed=0
+
+ok() {	# ok COND-EXIT-STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+		[ -s "$T/err" ] && sed 's/^/# stderr: /' "$T/err"
+		[ -s "$T/out" ] && head -5 "$T/out" | sed 's/^/# stdout: /'
+	fi
+}
+
+# run EXPECTED-EXIT CMD...: stdout in $T/out, stderr in $T/err
+run() {
+	local want=$1
+	shift
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ "$rc" = "$want" ]
+}
+
+one_line_err() {	# stderr is exactly one line starting with hcbsctl:/hcbs-hook:
+	[ "$(wc -l <"$T/err")" = 1 ] && grep -qE "^(hcbsctl|hcbs-hook): " "$T/err"
+}
+
+valid_json() {
+	local v
+	v=$(python3 "$VALIDATE" "$SCHEMA" <"$T/out") || { echo "# $v"; return 1; }
+	echo "# $v"
+	v=$(python3 "$VALIDATE" "$SCHEMA" --fallback <"$T/out") || { echo "# $v"; return 1; }
+}
+
+# --- the fake kernel ---------------------------------------------------------
+CG=$T/cg SYS=$T/sys FS=$T/fs
+mkgroup() {	# mkgroup DIR [rt.max contents]
+	mkdir -p "$1"
+	: >"$1/cgroup.procs"
+	echo 100 >"$1/cpu.weight"
+	if [ $# -gt 1 ]; then
+		echo "$2" >"$1/cpu.rt.max"
+		printf 'usage_usec 1234\nnr_periods 56\nnr_throttled 7\nthrottled_usec 89\n' >"$1/cpu.rt.stat"
+	fi
+}
+mkgroup "$CG"
+mkgroup "$CG/lxc.payload.c1" "max 1000000"
+mkgroup "$CG/other" "300000 1000000"		# 0.3 at the top level
+mkgroup "$CG/parent" "500000 1000000"		# 0.5 at the top level
+mkgroup "$CG/parent/kid" "100000 1000000"	# inside parent's 0.5
+mkgroup "$CG/parent/mid" "max 1000000"
+mkgroup "$CG/parent/mid/leaf" "max 1000000"
+mkgroup "$CG/nocpu"; rm "$CG/nocpu/cpu.weight"
+mkgroup "$CG/legacy"
+echo 0 >"$CG/legacy/cpu.rt_runtime_us"; echo 1000000 >"$CG/legacy/cpu.rt_period_us"
+mkgroup "$CG/two"
+echo -1 >"$CG/two/cpu.rt_runtime_us"; echo 1000000 >"$CG/two/cpu.rt_period_us"
+printf 'usage_usec 0\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n' >"$CG/two/cpu.rt.stat"
+mkdir -p "$SYS"
+echo 950000 >"$SYS/sched_rt_runtime_us"; echo 1000000 >"$SYS/sched_rt_period_us"
+echo 100 >"$SYS/sched_deadline_period_min_us"; echo 4194304 >"$SYS/sched_deadline_period_max_us"
+for c in $(seq 0 $(($(nproc) - 1))); do
+	mkdir -p "$FS/cpu$c"; echo 50000000 >"$FS/cpu$c/runtime"; echo 1000000000 >"$FS/cpu$c/period"
+done
+export HCBSCTL_SYSCTL_DIR=$SYS HCBSCTL_FAIR_SERVER_DIR=$FS
+C1=$CG/lxc.payload.c1
+H() { "$HCBSCTL" "$@"; }
+snapshot() { find "$CG" -type f | sort | xargs md5sum >"$T/snap.$1"; }
+unchanged() { snapshot after; cmp -s "$T/snap.before" "$T/snap.after"; }
+
+# --- help, version, usage errors --------------------------------------------
+run 0 H --help && grep -q '^Examples:' "$T/out" && grep -q 'hcbsctl set vbbu1 8ms/18ms' "$T/out"
+ok $? "--help exits 0 and shows examples"
+run 0 H --version && grep -qE '^hcbsctl [0-9]' "$T/out"
+ok $? "--version"
+snapshot before
+for args in "" "frobnicate" "--bogus list" "set" "get" "set c1" "set a b c" "-P" \
+	    "--cgroup $C1 set c1 8ms/18ms" "--json --cgroup $C1 set 8ms/18ms" \
+	    "list extra" "analyze" "--cgroup $C1 set --period 18ms 8ms/18ms"; do
+	# shellcheck disable=SC2086
+	run 1 H $args && one_line_err && [ ! -s "$T/out" ]
+	ok $? "usage error exits 1 with one line: hcbsctl $args -> $(cat "$T/err")"
+done
+
+# --- set/get/unset on a cgroup ----------------------------------------------
+run 0 H --cgroup "$C1" set 8ms/18ms && [ "$(cat "$C1/cpu.rt.max")" = "8000 18000" ]
+ok $? "set 8ms/18ms writes '8000 18000' to cpu.rt.max"
+grep -q '8ms/18ms (0.444 CPU on each of' "$T/out"
+ok $? "set reports the bandwidth: $(cat "$T/out")"
+run 0 H --cgroup "$C1/" set 8000us/18ms
+ok $? "set with a trailing slash and the same value is a no-op success"
+run 0 H --cgroup "$C1" get && grep -q '8ms/18ms' "$T/out" && grep -q 'throttled 7 times' "$T/out"
+ok $? "get shows reservation and cpu.rt.stat"
+run 0 H --json --cgroup "$C1" get && valid_json && grep -q '"runtime_us": 8000' "$T/out"
+ok $? "get --json validates against the schema"
+run 0 H --cgroup "$CG/parent/mid/leaf" get && grep -q "run in $CG/parent's 500ms/1s" "$T/out"
+ok $? "get on a max group names the reserved ancestor: $(head -1 "$T/out")"
+
+snapshot before
+for bad in "8/18" "9ms/8ms" "8ms/0ms" "1500ns/18ms" "8ms/18500ns" "8us/50us" "1s/5s" "8ms/18ms/1ms" "8ms"; do
+	run 1 H --cgroup "$C1" set "$bad" && one_line_err && unchanged
+	ok $? "bad reservation $bad: exit 1, one line, nothing changed: $(cat "$T/err")"
+done
+run 3 H --cgroup "$CG/nonexistent" set 8ms/18ms && one_line_err
+ok $? "missing cgroup: exit 3: $(cat "$T/err")"
+run 4 H --cgroup "$CG/legacy" set 8ms/18ms && one_line_err && grep -q 'old RT_GROUP_SCHED' "$T/err" && unchanged
+ok $? "stock RT_GROUP_SCHED files only: exit 4: $(cat "$T/err")"
+run 4 H --cgroup "$CG/nocpu" set 8ms/18ms && one_line_err && grep -q 'subtree_control' "$T/err"
+ok $? "no cpu controller: exit 4 with the fix: $(cat "$T/err")"
+run 4 H --cgroup "$CG/nocpu" get && one_line_err
+ok $? "get without HCBS: exit 4"
+
+# --- kernel refusals (injected) ---------------------------------------------
+snapshot before
+run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=16 \
+	"$HCBSCTL" --cgroup "$C1" set 900ms/1s && one_line_err && unchanged
+ok $? "EBUSY: exit 2, one line, nothing changed"
+# 0.95 global - 0.05 fair server - (0.3 other + 0.5 parent) = 0.100
+grep -q 'hcbsctl: set .*: cpu.rt.max: admission refused (EBUSY): requested 0.900 CPU per CPU, available 0.100 under the global limit; accepted: RUNTIME/PERIOD <= 0.100, e.g. 100ms/1s' "$T/err"
+ok $? "EBUSY message gives requested and available: $(cat "$T/err")"
+run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=16 \
+	"$HCBSCTL" --cgroup "$CG/parent/kid" set 450ms/1s && unchanged &&
+	grep -q "requested 0.450 CPU per CPU, available 0.500 under $CG/parent" "$T/err"
+ok $? "EBUSY below a reserved parent: available from the parent: $(cat "$T/err")"
+run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=16 \
+	"$HCBSCTL" --cgroup "$C1" set 0ms/18ms && grep -q 'holds RT tasks' "$T/err" && unchanged
+ok $? "EBUSY on runtime 0: the group holds RT tasks: $(cat "$T/err")"
+run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=22 \
+	"$HCBSCTL" --cgroup "$C1" set 1ms/18ms && grep -q "rejected '1000 18000' (EINVAL)" "$T/err" && unchanged
+ok $? "EINVAL within the free bandwidth: kernel rejected: $(cat "$T/err")"
+run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=22 \
+	"$HCBSCTL" --cgroup "$C1" set 500ms/1s && grep -q "admission refused (EINVAL)" "$T/err" && unchanged
+ok $? "EINVAL beyond the free bandwidth: admission: $(cat "$T/err")"
+run 5 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=1 \
+	"$HCBSCTL" --cgroup "$C1" set 1ms/18ms && one_line_err && unchanged
+ok $? "EPERM from the kernel: exit 5"
+run 7 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=5 \
+	"$HCBSCTL" --cgroup "$C1" set 1ms/18ms && one_line_err && unchanged
+ok $? "EIO: exit 7: $(cat "$T/err")"
+
+# --- the two-file interface: order and rollback -----------------------------
+T2=$CG/two
+run 0 H --cgroup "$T2" set 8ms/18ms &&
+	[ "$(cat "$T2/cpu.rt_runtime_us")" = 8000 ] && [ "$(cat "$T2/cpu.rt_period_us")" = 18000 ]
+ok $? "two files: max -> 8ms/18ms"
+run 0 H --json --cgroup "$T2" get && valid_json && grep -q '"interface": "cpu.rt_runtime_us+cpu.rt_period_us"' "$T/out"
+ok $? "two files: get --json"
+snapshot before
+# 8/18 -> 1/2: runtime must go first (period 2ms < runtime 8ms); fail the
+# second write (the period) and check that the runtime is restored.
+run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt_period_us FAILWRITE_ERRNO=16 \
+	"$HCBSCTL" --cgroup "$T2" set 1ms/2ms && one_line_err && unchanged
+ok $? "two files: refusal of the 2nd write rolls the 1st back: $(cat "$T/err")"
+run 0 H --cgroup "$T2" set 1ms/2ms &&
+	[ "$(cat "$T2/cpu.rt_runtime_us")" = 1000 ] && [ "$(cat "$T2/cpu.rt_period_us")" = 2000 ]
+ok $? "two files: 8ms/18ms -> 1ms/2ms"
+run 0 H --cgroup "$T2" unset && [ "$(cat "$T2/cpu.rt_runtime_us")" = -1 ]
+ok $? "two files: unset writes runtime -1"
+
+# --- unset, admission off, non-root ------------------------------------------
+run 0 H --cgroup "$C1" unset && [ "$(cat "$C1/cpu.rt.max")" = "max 18000" ]
+ok $? "unset writes 'max 18000' (keeps the period)"
+echo -1 >"$SYS/sched_rt_runtime_us"
+run 0 H --cgroup "$C1" set 8ms/18ms && grep -q 'warning: kernel.sched_rt_runtime_us is -1' "$T/err"
+ok $? "sched_rt_runtime_us = -1: set works and warns: $(cat "$T/err")"
+echo 950000 >"$SYS/sched_rt_runtime_us"
+snapshot before
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	run 5 setpriv --reuid 65534 --regid 65534 --clear-groups \
+		env HCBSCTL_SYSCTL_DIR="$SYS" "$HCBSCTL" --cgroup "$C1" set 1ms/18ms &&
+		one_line_err && grep -q 'permission denied' "$T/err" && unchanged
+	ok $? "non-root caller: exit 5, nothing changed: $(cat "$T/err")"
+else
+	n=$((n + 1)); echo "ok $n - # SKIP not root or no setpriv"
+fi
+
+# --- free ----------------------------------------------------------------------
+run 0 H --cgroup "$CG" free && grep -q 'reserved:     1.244 per CPU by 3 top-level group' "$T/out"
+ok $? "free: 0.444 (c1) + 0.3 + 0.5 reserved at the top level, kid not counted"
+run 0 H --json --cgroup "$CG" free && valid_json && grep -q '"reserved_groups": 3' "$T/out" &&
+	grep -q '"fair_server_assumed": false' "$T/out"
+ok $? "free --json validates"
+run 4 H --cgroup "$CG/nocpu" free && one_line_err
+ok $? "free without HCBS: exit 4"
+
+# --- analyze -------------------------------------------------------------------
+cat >"$T/paper.ts" <<EOF
+# Section IV of the paper: (C, T) in microseconds, rate monotonic
+4879us 30ms
+561us 36ms
+10427us 104ms
+4408us 109ms
+20271us 250ms
+EOF
+run 0 H analyze "$T/paper.ts" --reservation 8ms/18ms && grep -q 'rate monotonic, as SCHED_FIFO): SCHEDULABLE' "$T/out" &&
+	grep -q 'binding: task 5: by t\* = 208ms the reservation supplies at least 88ms' "$T/out"
+ok $? "analyze: paper set in 8ms/18ms is schedulable, binding point t*=208ms"
+run 6 H analyze "$T/paper.ts" --reservation 16ms/36ms && grep -q 'NOT schedulable' "$T/out"
+ok $? "analyze: 16ms/36ms is not guaranteed: exit 6"
+run 0 H --json analyze "$T/paper.ts" --reservation 8ms/18ms && valid_json &&
+	python3 -c '
+import json,sys; d=json.load(open(sys.argv[1]))
+assert d["schema"]=="hcbsctl/1" and d["fp"]["schedulable"] and d["edf"]["schedulable"]
+assert d["fp"]["min_runtime_ns"]%1000==0 and d["fp"]["min_runtime_ns"]<=8000000
+assert d["fp"]["check"]=={"t_ns":208000000,"supply_ns":88000000,"demand_ns":87460000}' "$T/out"
+ok $? "analyze --json: schema-valid, fp/edf schedulable, min_runtime_ns, binding check"
+run 0 H --json analyze "$T/paper.ts" --period 2ms..20ms --step 2ms && valid_json
+ok $? "analyze --json with a period range validates"
+run 0 H analyze "$T/paper.ts" --period 18ms && grep -q 'fixed priorities: 7955us' "$T/out"
+ok $? "analyze: minimum runtime at 18ms"
+printf '[{"wcet": "4879us", "period": "30ms"}, {"wcet": 561000, "period": "36ms"}]' >"$T/ts.json"
+run 0 H analyze "$T/ts.json" --period 10ms
+ok $? "analyze: JSON task set"
+printf '1ms 2ms\n' | { run 0 H analyze - --period 1ms; }
+ok $? "analyze: task set on stdin"
+printf '3ms 4ms\n3ms 5ms\n' >"$T/over.ts"
+run 6 H analyze "$T/over.ts" --period 1ms && grep -q 'fixed priorities: none' "$T/out"
+ok $? "analyze: U > 1, no runtime fits: exit 6"
+for args in "$T/nonexistent --period 1ms:3" "$T/paper.ts:1" "$T/paper.ts --period 18xs:1" \
+	    "$T/paper.ts --reservation 8ms:1" "$T/paper.ts --period 1500ns:1" \
+	    "$T/paper.ts --period 5ms..1ms:1" "$T/paper.ts --period 1ms --step 1ms:1" \
+	    "$T/paper.ts --period 18ms --order xx:1" "$T/paper.ts --period 18ms --order file:1"; do
+	want=${args##*:} a=${args%:*}
+	[ "${a#*nonexistent}" != "$a" ] && want=3
+	printf 'bad line\n' >"$T/bad.ts"
+	# shellcheck disable=SC2086
+	run "$want" H analyze $a && one_line_err
+	ok $? "analyze error exits $want: $(cat "$T/err")"
+done
+run 1 H analyze "$T/bad.ts" --period 1ms && one_line_err && grep -q 'line 1' "$T/err"
+ok $? "analyze: malformed task set: $(cat "$T/err")"
+
+# set --taskset reserves what the analysis requires
+run 0 H --cgroup "$C1" set --taskset "$T/paper.ts" --period 18ms && [ "$(cat "$C1/cpu.rt.max")" = "7955 18000" ]
+ok $? "set --taskset --period 18ms writes the FP minimum '7955 18000'"
+snapshot before
+run 6 H --cgroup "$C1" set --taskset "$T/over.ts" --period 1ms && one_line_err && unchanged
+ok $? "set --taskset that cannot fit: exit 6, nothing changed: $(cat "$T/err")"
+run 1 H --cgroup "$C1" set --taskset "$T/paper.ts" && one_line_err
+ok $? "set --taskset without --period: exit 1"
+
+# --- the hook ------------------------------------------------------------------
+ST=$T/state
+export HCBS_HOOK_STATE_DIR=$ST
+run 0 "$HOOK" --help && grep -q 'lxc.hook.start-host' "$T/out"
+ok $? "hook --help"
+run 1 env -u LXC_HOOK_TYPE LXC_NAME=c1 "$HOOK" --reserve 8ms/18ms && one_line_err
+ok $? "hook without a hook type: exit 1: $(cat "$T/err")"
+run 1 env LXC_HOOK_VERSION=0 "$HOOK" --reserve 8/18 c1 lxc pre-start && one_line_err && grep -q 'c1: pre-start' "$T/err"
+ok $? "hook v0 pre-start rejects a bad reservation: $(cat "$T/err")"
+run 0 env LXC_HOOK_VERSION=0 "$HOOK" --reserve 8ms/18ms c1 lxc pre-start
+ok $? "hook v0 pre-start with good arguments"
+run 1 env LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=pre-start LXC_NAME=c1 "$HOOK"
+ok $? "hook v1 pre-start without --reserve: exit 1"
+run 0 env LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=mount LXC_NAME=c1 "$HOOK" --reserve 8ms/18ms
+ok $? "hook: other hook types do nothing"
+run 1 env LXC_HOOK_VERSION=2 LXC_HOOK_TYPE=start-host LXC_NAME=c1 "$HOOK" --reserve 8ms/18ms
+ok $? "hook: unknown hook version: exit 1"
+run 1 env -u LXC_PID LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 "$HOOK" --reserve 8ms/18ms &&
+	grep -q 'LXC_PID is not set' "$T/err"
+ok $? "hook start-host without LXC_PID: exit 1"
+run 3 env LXC_PID=999999999 LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 "$HOOK" --reserve 8ms/18ms
+ok $? "hook start-host with a dead pid: exit 3: $(cat "$T/err")"
+# Only where the host kernel has no HCBS (else it would reserve for us).
+if ! ls /sys/fs/cgroup/cpu.rt.max /sys/fs/cgroup/*/cpu.rt.max /sys/fs/cgroup/*/cpu.rt.stat >/dev/null 2>&1; then
+	run 4 env LXC_PID=$$ LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 "$HOOK" --reserve 8ms/18ms &&
+		grep -q 'kernel without HCBS' "$T/err"
+	ok $? "hook start-host on a kernel without HCBS aborts (exit 4): $(cat "$T/err")"
+fi
+# stop: releases what start-host recorded (state file keyed by the config path)
+mkdir -p "$ST"
+echo "$C1" >"$ST/%var%lib%lxc%c1%config"
+run 0 env LXC_CONFIG_FILE=/var/lib/lxc/c1/config LXC_HOOK_VERSION=0 "$HOOK" c1 lxc stop mnt:/proc/1/fd/3 &&
+	[ "$(cat "$C1/cpu.rt.max")" = "max 18000" ] && [ ! -e "$ST/%var%lib%lxc%c1%config" ]
+ok $? "hook v0 stop releases the recorded cgroup and removes the state file"
+run 0 env LXC_CONFIG_FILE=/var/lib/lxc/c1/config LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=stop LXC_NAME=c1 "$HOOK"
+ok $? "hook v1 stop without state: nothing to do, exit 0"
+
+echo "1..$n"
+[ "$failed" = 0 ]

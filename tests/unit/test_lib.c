@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libhcbs-util: the JSON writer, cgroup discovery from /proc/PID/cgroup and
+ * mountinfo texts, cpu.rt.max parsing, and the two-file write plan (every
+ * intermediate state valid, checked on random transitions).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hcbs.h"
+#include "hcbs-rt.h"
+#include "tap.h"
+
+static char *json_of(void (*fn)(struct hcbs_json *), int *freeret)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct hcbs_json *j = hcbs_json_new(f);
+
+	fn(j);
+	*freeret = hcbs_json_free(j);
+	fclose(f);
+	return buf;
+}
+
+static void doc(struct hcbs_json *j)
+{
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "s");
+	hcbs_json_string(j, "q\"b\\n\n\t\x01\x7f é \xff\xc3");
+	hcbs_json_key(j, "a");
+	hcbs_json_array_begin(j);
+	hcbs_json_int(j, -3);
+	hcbs_json_uint(j, UINT64_MAX);
+	hcbs_json_double(j, 0.1);
+	hcbs_json_double(j, 1.0 / 0.0);
+	hcbs_json_bool(j, true);
+	hcbs_json_null(j);
+	hcbs_json_string(j, NULL);
+	hcbs_json_array_end(j);
+	hcbs_json_key(j, "e");
+	hcbs_json_object_begin(j);
+	hcbs_json_object_end(j);
+	hcbs_json_object_end(j);
+}
+
+static void misuse_no_key(struct hcbs_json *j)
+{
+	hcbs_json_object_begin(j);
+	hcbs_json_int(j, 1);
+	hcbs_json_object_end(j);
+}
+
+static void misuse_open(struct hcbs_json *j)
+{
+	hcbs_json_array_begin(j);
+}
+
+static void misuse_mismatch(struct hcbs_json *j)
+{
+	hcbs_json_array_begin(j);
+	hcbs_json_object_end(j);
+}
+
+static void misuse_two_roots(struct hcbs_json *j)
+{
+	hcbs_json_int(j, 1);
+	hcbs_json_int(j, 2);
+}
+
+static void misuse_deep(struct hcbs_json *j)
+{
+	for (int i = 0; i < 40; i++)
+		hcbs_json_array_begin(j);
+	for (int i = 0; i < 40; i++)
+		hcbs_json_array_end(j);
+}
+
+static void json(void)
+{
+	static const char want[] =
+		"{\n"
+		"  \"s\": \"q\\\"b\\\\n\\n\\t\\u0001\\u007f é \xef\xbf\xbd\xef\xbf\xbd\",\n"
+		"  \"a\": [\n"
+		"    -3,\n"
+		"    18446744073709551615,\n"
+		"    0.1,\n"
+		"    null,\n"
+		"    true,\n"
+		"    null,\n"
+		"    null\n"
+		"  ],\n"
+		"  \"e\": {}\n"
+		"}\n";
+	int ret;
+	char *out = json_of(doc, &ret);
+
+	tap_ok(!ret && !strcmp(out, want), "JSON: pretty output, escapes, U+FFFD for bad UTF-8, inf->null");
+	if (strcmp(out, want))
+		tap_diag("got:\n%s", out);
+	free(out);
+	free(json_of(misuse_no_key, &ret));
+	tap_ok(ret == -EINVAL, "JSON: value without a key in an object is reported");
+	free(json_of(misuse_open, &ret));
+	tap_ok(ret == -EINVAL, "JSON: unclosed array is reported");
+	free(json_of(misuse_mismatch, &ret));
+	tap_ok(ret == -EINVAL, "JSON: mismatched end is reported");
+	free(json_of(misuse_two_roots, &ret));
+	tap_ok(ret == -EINVAL, "JSON: two top-level values are reported");
+	free(json_of(misuse_deep, &ret));
+	tap_ok(ret == -EINVAL, "JSON: nesting deeper than 32 is reported");
+	tap_ok(hcbs_json_free(NULL) == -EINVAL, "JSON: free(NULL) is -EINVAL");
+}
+
+static const char mi_v2[] =
+	"24 1 0:22 / / rw - ext4 /dev/sda1 rw\n"
+	"30 24 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n";
+static const char mi_v1[] =
+	"31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw,mode=755\n"
+	"32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw,relatime shared:9 - cgroup cgroup rw,cpu,cpuacct\n"
+	"33 31 0:30 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset\n"
+	"34 31 0:31 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n";
+static const char mi_ns[] =
+	"40 30 0:26 /lxc.payload.c1 /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+static const char mi_space[] =
+	"30 24 0:26 / /mnt/my\\040cgroups rw - cgroup2 cgroup2 rw\n";
+
+static void cgroups(void)
+{
+	char path[256], err[HCBS_ERRLEN];
+	int v = 0;
+
+	tap_ok(!hcbs_cgroup_resolve("0::/lxc.payload.vbbu1\n", mi_v2, path, sizeof(path), &v,
+				    err, sizeof(err)) &&
+	       !strcmp(path, "/sys/fs/cgroup/lxc.payload.vbbu1") && v == 2, "cgroup v2: %s", path);
+	tap_ok(!hcbs_cgroup_resolve("0::/\n", mi_v2, path, sizeof(path), &v, err, sizeof(err)) &&
+	       !strcmp(path, "/sys/fs/cgroup"), "cgroup v2 root: %s", path);
+	tap_ok(!hcbs_cgroup_resolve("5:cpuset:/x\n4:cpu,cpuacct:/lxc.payload.c1\n0::/lxc.payload.c1\n",
+				    mi_v1, path, sizeof(path), &v, err, sizeof(err)) &&
+	       !strcmp(path, "/sys/fs/cgroup/cpu,cpuacct/lxc.payload.c1") && v == 1,
+	       "hybrid: the v1 cpu hierarchy wins: %s", path);
+	tap_ok(!hcbs_cgroup_resolve("0::/lxc.payload.c1/init.scope\n", mi_ns, path, sizeof(path),
+				    &v, err, sizeof(err)) &&
+	       !strcmp(path, "/sys/fs/cgroup/init.scope"),
+	       "mount of a subtree (cgroup namespace): %s", path);
+	tap_ok(!hcbs_cgroup_resolve("0::/a b\n", mi_space, path, sizeof(path), &v, err, sizeof(err)) &&
+	       !strcmp(path, "/mnt/my cgroups/a b"), "escaped mount point: %s", path);
+	tap_ok(hcbs_cgroup_resolve("0::/other\n", mi_ns, path, sizeof(path), &v, err,
+				   sizeof(err)) == -ENOENT && strstr(err, "not reachable"),
+	       "cgroup outside every mount: %s", err);
+	tap_ok(hcbs_cgroup_resolve("3:cpuset:/\n", mi_v1, path, sizeof(path), &v, err,
+				   sizeof(err)) == -ENOENT, "no cpu hierarchy: %s", err);
+	tap_ok(hcbs_cgroup_resolve("0::/x\n", mi_v2, path, 10, &v, err, sizeof(err)) == -ENAMETOOLONG,
+	       "path too long is reported");
+	tap_ok(hcbs_cgroup_of_pid(1 << 30, path, sizeof(path), &v, err, sizeof(err)) == -ESRCH,
+	       "no such process: %s", err);
+	tap_ok(!hcbs_cgroup_of_pid(getpid(), path, sizeof(path), &v, err, sizeof(err)) &&
+	       path[0] == '/', "our own cgroup: %s (v%d)", path, v);
+}
+
+static void rt_files(void)
+{
+	struct hcbs_rt rt;
+	char buf[64];
+
+	tap_ok(!hcbs_rt_parse_max("8000 18000\n", &rt) && rt.runtime_us == 8000 && rt.period_us == 18000,
+	       "cpu.rt.max '8000 18000'");
+	tap_ok(!hcbs_rt_parse_max("max 1000000\n", &rt) && rt.runtime_us == HCBS_RT_MAX,
+	       "cpu.rt.max 'max 1000000'");
+	tap_ok(hcbs_rt_parse_max("8000\n", &rt) && hcbs_rt_parse_max("8000 0", &rt) &&
+	       hcbs_rt_parse_max("x 100", &rt) && hcbs_rt_parse_max("1 2 3", &rt),
+	       "cpu.rt.max: malformed contents rejected");
+	rt.runtime_us = 8000;
+	rt.period_us = 18000;
+	tap_ok(!strcmp(hcbs_rt_format(&rt, buf, sizeof(buf)), "8ms/18ms"), "format 8ms/18ms");
+	rt.runtime_us = HCBS_RT_MAX;
+	tap_ok(!strcmp(hcbs_rt_format(&rt, buf, sizeof(buf)), "max/18ms"), "format max/18ms");
+}
+
+/* Is every state of the plan valid (runtime <= period, lo <= bw <= hi)? */
+static bool plan_ok(const struct hcbs_rt *from, const struct hcbs_rt *to, double floor_bw,
+		    const struct hcbs_rt_step *s, int n, char *why, size_t len)
+{
+	double b0 = hcbs_rt_bw(from), b1 = hcbs_rt_bw(to);
+	double hi = b0 > b1 ? b0 : b1, lo = floor_bw;
+
+	if (lo > b0)
+		lo = b0;
+	if (lo > b1)
+		lo = b1;
+	for (int i = 0; i < n; i++) {
+		const struct hcbs_rt *a = &s[i].after;
+
+		if (a->runtime_us == HCBS_RT_MAX)
+			continue;
+		if (a->runtime_us > a->period_us) {
+			snprintf(why, len, "step %d: runtime %llu > period %llu", i,
+				 (unsigned long long)a->runtime_us, (unsigned long long)a->period_us);
+			return false;
+		}
+		double bw = hcbs_rt_bw(a);
+
+		if (bw > hi + 1e-12 || bw < lo - 1e-6) {
+			snprintf(why, len, "step %d: bandwidth %.6f outside [%.6f, %.6f]", i, bw, lo, hi);
+			return false;
+		}
+	}
+	if (n && (s[n - 1].after.runtime_us != to->runtime_us ||
+		  s[n - 1].after.period_us != to->period_us)) {
+		snprintf(why, len, "does not end at the target");
+		return false;
+	}
+	return true;
+}
+
+static void plans(void)
+{
+	struct hcbs_rt_step s[HCBS_RT_MAX_STEPS];
+	struct hcbs_rt a = { 8000, 18000 }, b = { 16000, 36000 };
+	char why[128] = "";
+	int n;
+
+	n = hcbs_rt_plan(HCBS_ABI_RT_MAX, &a, &b, 0, s, HCBS_RT_MAX_STEPS);
+	tap_ok(n == 1 && !strcmp(s[0].file, "cpu.rt.max") && !strcmp(s[0].value, "16000 36000"),
+	       "cpu.rt.max: one atomic write '16000 36000'");
+	b.runtime_us = HCBS_RT_MAX;
+	n = hcbs_rt_plan(HCBS_ABI_RT_MAX, &a, &b, 0, s, HCBS_RT_MAX_STEPS);
+	tap_ok(n == 1 && !strcmp(s[0].value, "max 36000"), "cpu.rt.max: 'max 36000'");
+
+	/* Leaf, 8/18 -> 16/36 (same bandwidth): period first dips to 8/36. */
+	b.runtime_us = 16000;
+	n = hcbs_rt_plan(HCBS_ABI_TWO_FILES, &a, &b, 0, s, HCBS_RT_MAX_STEPS);
+	tap_ok(n == 2 && !strcmp(s[0].file, "cpu.rt_period_us") && !strcmp(s[1].file, "cpu.rt_runtime_us"),
+	       "two files, leaf, 8/18 -> 16/36: period first, then runtime");
+	/* Shrinking the period below the old runtime: runtime first. */
+	a = (struct hcbs_rt){ 8000, 18000 };
+	b = (struct hcbs_rt){ 1000, 2000 };
+	n = hcbs_rt_plan(HCBS_ABI_TWO_FILES, &a, &b, 0, s, HCBS_RT_MAX_STEPS);
+	tap_ok(n == 2 && !strcmp(s[0].file, "cpu.rt_runtime_us") && !strcmp(s[0].value, "1000") &&
+	       plan_ok(&a, &b, 0, s, n, why, sizeof(why)),
+	       "two files, 8/18 -> 1/2: runtime first (8ms > 2ms would be invalid)");
+	/* From max: period then runtime; to max: runtime -1. */
+	a.runtime_us = HCBS_RT_MAX;
+	n = hcbs_rt_plan(HCBS_ABI_TWO_FILES, &a, &b, 0, s, HCBS_RT_MAX_STEPS);
+	tap_ok(n == 2 && !strcmp(s[0].file, "cpu.rt_period_us") && !strcmp(s[1].value, "1000"),
+	       "two files, max -> 1/2: period, then runtime");
+	n = hcbs_rt_plan(HCBS_ABI_TWO_FILES, &b, &a, 0, s, HCBS_RT_MAX_STEPS);
+	tap_ok(n == 2 && !strcmp(s[0].value, "-1"), "two files, 1/2 -> max: runtime -1 first");
+	/* Children need exactly what the group has: the period cannot move. */
+	a = (struct hcbs_rt){ 5000, 10000 };
+	b = (struct hcbs_rt){ 10000, 20000 };
+	n = hcbs_rt_plan(HCBS_ABI_TWO_FILES, &a, &b, 0.5, s, HCBS_RT_MAX_STEPS);
+	tap_ok(n == -EDOM, "two files: children at 0.5 pin a 0.5 group's period (-EDOM)");
+	/* Children at 0.1, group 0.1 -> 0.25 with period 10 -> 20 needs a middle step. */
+	a = (struct hcbs_rt){ 1000, 10000 };
+	b = (struct hcbs_rt){ 5000, 20000 };
+	n = hcbs_rt_plan(HCBS_ABI_TWO_FILES, &a, &b, 0.1, s, HCBS_RT_MAX_STEPS);
+	tap_ok(n == 3 && plan_ok(&a, &b, 0.1, s, n, why, sizeof(why)),
+	       "two files: 1/10 -> 5/20 over children at 0.1: three writes, all valid %s", why);
+
+	/* Random transitions: every plan stays valid. */
+	uint64_t r = 7;
+	int bad = 0, edom = 0, total = 0;
+
+	for (int it = 0; it < 100000; it++) {
+		r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+		a.period_us = 100 + (r >> 40) % 100000;
+		a.runtime_us = (r >> 20) % (a.period_us + 1);
+		r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+		b.period_us = 100 + (r >> 40) % 100000;
+		b.runtime_us = (r >> 20) % (b.period_us + 1);
+		double lo = (r & 3) ? 0 : ((r >> 8) % 1000) / 1000.0 *
+			    (hcbs_rt_bw(&a) < hcbs_rt_bw(&b) ? hcbs_rt_bw(&a) : hcbs_rt_bw(&b));
+
+		n = hcbs_rt_plan(HCBS_ABI_TWO_FILES, &a, &b, lo, s, HCBS_RT_MAX_STEPS);
+		total++;
+		if (n == -EDOM || n == -E2BIG) {
+			edom++;
+			continue;
+		}
+		if (n < 0 || !plan_ok(&a, &b, lo, s, n, why, sizeof(why))) {
+			if (bad++ < 3)
+				tap_diag("%llu/%llu -> %llu/%llu over %.4f: %d %s",
+					 (unsigned long long)a.runtime_us, (unsigned long long)a.period_us,
+					 (unsigned long long)b.runtime_us, (unsigned long long)b.period_us,
+					 lo, n, why);
+		}
+	}
+	tap_diag("plans: %d random transitions, %d without a valid path (children pin the period)",
+		 total, edom);
+	tap_ok(!bad, "two files: every step of 100000 random plans keeps runtime <= period and the bandwidth within bounds");
+}
+
+int main(void)
+{
+	json();
+	cgroups();
+	rt_files();
+	plans();
+	return tap_done();
+}
