@@ -9,6 +9,8 @@
 # docs/hcbsctl-schema.json.  TAP on stdout.
 #
 # Usage: test_cli.sh HCBSCTL HCBS_HOOK FAILWRITE_SO SOURCE_ROOT
+# With TEST_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full" every
+# hcbsctl/hcbs-hook run is checked by valgrind (any report fails the test).
 set -u
 HCBSCTL=$1 HOOK=$2 SHIM=$3 SRC=$4
 SCHEMA=$SRC/docs/hcbsctl-schema.json
@@ -82,7 +84,9 @@ for c in $(seq 0 $(($(nproc) - 1))); do
 done
 export HCBSCTL_SYSCTL_DIR=$SYS HCBSCTL_FAIR_SERVER_DIR=$FS
 C1=$CG/lxc.payload.c1
-H() { "$HCBSCTL" "$@"; }
+# TEST_WRAPPER runs the programs under e.g. valgrind (see docs/hcbsctl.md).
+WRAP=${TEST_WRAPPER:-}
+H() { $WRAP "$HCBSCTL" "$@"; }
 snapshot() { find "$CG" -type f | sort | xargs md5sum >"$T/snap.$1"; }
 unchanged() { snapshot after; cmp -s "$T/snap.before" "$T/snap.after"; }
 
@@ -131,29 +135,29 @@ ok $? "get without HCBS: exit 4"
 # --- kernel refusals (injected) ---------------------------------------------
 snapshot before
 run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=16 \
-	"$HCBSCTL" --cgroup "$C1" set 900ms/1s && one_line_err && unchanged
+	$WRAP "$HCBSCTL" --cgroup "$C1" set 900ms/1s && one_line_err && unchanged
 ok $? "EBUSY: exit 2, one line, nothing changed"
 # 0.95 global - 0.05 fair server - (0.3 other + 0.5 parent) = 0.100
 grep -q 'hcbsctl: set .*: cpu.rt.max: admission refused (EBUSY): requested 0.900 CPU per CPU, available 0.100 under the global limit; accepted: RUNTIME/PERIOD <= 0.100, e.g. 100ms/1s' "$T/err"
 ok $? "EBUSY message gives requested and available: $(cat "$T/err")"
 run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=16 \
-	"$HCBSCTL" --cgroup "$CG/parent/kid" set 450ms/1s && unchanged &&
+	$WRAP "$HCBSCTL" --cgroup "$CG/parent/kid" set 450ms/1s && unchanged &&
 	grep -q "requested 0.450 CPU per CPU, available 0.500 under $CG/parent" "$T/err"
 ok $? "EBUSY below a reserved parent: available from the parent: $(cat "$T/err")"
 run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=16 \
-	"$HCBSCTL" --cgroup "$C1" set 0ms/18ms && grep -q 'holds RT tasks' "$T/err" && unchanged
+	$WRAP "$HCBSCTL" --cgroup "$C1" set 0ms/18ms && grep -q 'holds RT tasks' "$T/err" && unchanged
 ok $? "EBUSY on runtime 0: the group holds RT tasks: $(cat "$T/err")"
 run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=22 \
-	"$HCBSCTL" --cgroup "$C1" set 1ms/18ms && grep -q "rejected '1000 18000' (EINVAL)" "$T/err" && unchanged
+	$WRAP "$HCBSCTL" --cgroup "$C1" set 1ms/18ms && grep -q "rejected '1000 18000' (EINVAL)" "$T/err" && unchanged
 ok $? "EINVAL within the free bandwidth: kernel rejected: $(cat "$T/err")"
 run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=22 \
-	"$HCBSCTL" --cgroup "$C1" set 500ms/1s && grep -q "admission refused (EINVAL)" "$T/err" && unchanged
+	$WRAP "$HCBSCTL" --cgroup "$C1" set 500ms/1s && grep -q "admission refused (EINVAL)" "$T/err" && unchanged
 ok $? "EINVAL beyond the free bandwidth: admission: $(cat "$T/err")"
 run 5 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=1 \
-	"$HCBSCTL" --cgroup "$C1" set 1ms/18ms && one_line_err && unchanged
+	$WRAP "$HCBSCTL" --cgroup "$C1" set 1ms/18ms && one_line_err && unchanged
 ok $? "EPERM from the kernel: exit 5"
 run 7 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=5 \
-	"$HCBSCTL" --cgroup "$C1" set 1ms/18ms && one_line_err && unchanged
+	$WRAP "$HCBSCTL" --cgroup "$C1" set 1ms/18ms && one_line_err && unchanged
 ok $? "EIO: exit 7: $(cat "$T/err")"
 
 # --- the two-file interface: order and rollback -----------------------------
@@ -167,7 +171,7 @@ snapshot before
 # 8/18 -> 1/2: runtime must go first (period 2ms < runtime 8ms); fail the
 # second write (the period) and check that the runtime is restored.
 run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt_period_us FAILWRITE_ERRNO=16 \
-	"$HCBSCTL" --cgroup "$T2" set 1ms/2ms && one_line_err && unchanged
+	$WRAP "$HCBSCTL" --cgroup "$T2" set 1ms/2ms && one_line_err && unchanged
 ok $? "two files: refusal of the 2nd write rolls the 1st back: $(cat "$T/err")"
 run 0 H --cgroup "$T2" set 1ms/2ms &&
 	[ "$(cat "$T2/cpu.rt_runtime_us")" = 1000 ] && [ "$(cat "$T2/cpu.rt_period_us")" = 2000 ]
@@ -185,7 +189,7 @@ echo 950000 >"$SYS/sched_rt_runtime_us"
 snapshot before
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	run 5 setpriv --reuid 65534 --regid 65534 --clear-groups \
-		env HCBSCTL_SYSCTL_DIR="$SYS" "$HCBSCTL" --cgroup "$C1" set 1ms/18ms &&
+		env HCBSCTL_SYSCTL_DIR="$SYS" $WRAP "$HCBSCTL" --cgroup "$C1" set 1ms/18ms &&
 		one_line_err && grep -q 'permission denied' "$T/err" && unchanged
 	ok $? "non-root caller: exit 5, nothing changed: $(cat "$T/err")"
 else
@@ -260,38 +264,38 @@ ok $? "set --taskset without --period: exit 1"
 # --- the hook ------------------------------------------------------------------
 ST=$T/state
 export HCBS_HOOK_STATE_DIR=$ST
-run 0 "$HOOK" --help && grep -q 'lxc.hook.start-host' "$T/out"
+run 0 $WRAP "$HOOK" --help && grep -q 'lxc.hook.start-host' "$T/out"
 ok $? "hook --help"
-run 1 env -u LXC_HOOK_TYPE LXC_NAME=c1 "$HOOK" --reserve 8ms/18ms && one_line_err
+run 1 env -u LXC_HOOK_TYPE LXC_NAME=c1 $WRAP "$HOOK" --reserve 8ms/18ms && one_line_err
 ok $? "hook without a hook type: exit 1: $(cat "$T/err")"
-run 1 env LXC_HOOK_VERSION=0 "$HOOK" --reserve 8/18 c1 lxc pre-start && one_line_err && grep -q 'c1: pre-start' "$T/err"
+run 1 env LXC_HOOK_VERSION=0 $WRAP "$HOOK" --reserve 8/18 c1 lxc pre-start && one_line_err && grep -q 'c1: pre-start' "$T/err"
 ok $? "hook v0 pre-start rejects a bad reservation: $(cat "$T/err")"
-run 0 env LXC_HOOK_VERSION=0 "$HOOK" --reserve 8ms/18ms c1 lxc pre-start
+run 0 env LXC_HOOK_VERSION=0 $WRAP "$HOOK" --reserve 8ms/18ms c1 lxc pre-start
 ok $? "hook v0 pre-start with good arguments"
-run 1 env LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=pre-start LXC_NAME=c1 "$HOOK"
+run 1 env LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=pre-start LXC_NAME=c1 $WRAP "$HOOK"
 ok $? "hook v1 pre-start without --reserve: exit 1"
-run 0 env LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=mount LXC_NAME=c1 "$HOOK" --reserve 8ms/18ms
+run 0 env LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=mount LXC_NAME=c1 $WRAP "$HOOK" --reserve 8ms/18ms
 ok $? "hook: other hook types do nothing"
-run 1 env LXC_HOOK_VERSION=2 LXC_HOOK_TYPE=start-host LXC_NAME=c1 "$HOOK" --reserve 8ms/18ms
+run 1 env LXC_HOOK_VERSION=2 LXC_HOOK_TYPE=start-host LXC_NAME=c1 $WRAP "$HOOK" --reserve 8ms/18ms
 ok $? "hook: unknown hook version: exit 1"
-run 1 env -u LXC_PID LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 "$HOOK" --reserve 8ms/18ms &&
+run 1 env -u LXC_PID LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 $WRAP "$HOOK" --reserve 8ms/18ms &&
 	grep -q 'LXC_PID is not set' "$T/err"
 ok $? "hook start-host without LXC_PID: exit 1"
-run 3 env LXC_PID=999999999 LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 "$HOOK" --reserve 8ms/18ms
+run 3 env LXC_PID=999999999 LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 $WRAP "$HOOK" --reserve 8ms/18ms
 ok $? "hook start-host with a dead pid: exit 3: $(cat "$T/err")"
 # Only where the host kernel has no HCBS (else it would reserve for us).
 if ! ls /sys/fs/cgroup/cpu.rt.max /sys/fs/cgroup/*/cpu.rt.max /sys/fs/cgroup/*/cpu.rt.stat >/dev/null 2>&1; then
-	run 4 env LXC_PID=$$ LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 "$HOOK" --reserve 8ms/18ms &&
+	run 4 env LXC_PID=$$ LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 $WRAP "$HOOK" --reserve 8ms/18ms &&
 		grep -q 'kernel without HCBS' "$T/err"
 	ok $? "hook start-host on a kernel without HCBS aborts (exit 4): $(cat "$T/err")"
 fi
 # stop: releases what start-host recorded (state file keyed by the config path)
 mkdir -p "$ST"
 echo "$C1" >"$ST/%var%lib%lxc%c1%config"
-run 0 env LXC_CONFIG_FILE=/var/lib/lxc/c1/config LXC_HOOK_VERSION=0 "$HOOK" c1 lxc stop mnt:/proc/1/fd/3 &&
+run 0 env LXC_CONFIG_FILE=/var/lib/lxc/c1/config LXC_HOOK_VERSION=0 $WRAP "$HOOK" c1 lxc stop mnt:/proc/1/fd/3 &&
 	[ "$(cat "$C1/cpu.rt.max")" = "max 18000" ] && [ ! -e "$ST/%var%lib%lxc%c1%config" ]
 ok $? "hook v0 stop releases the recorded cgroup and removes the state file"
-run 0 env LXC_CONFIG_FILE=/var/lib/lxc/c1/config LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=stop LXC_NAME=c1 "$HOOK"
+run 0 env LXC_CONFIG_FILE=/var/lib/lxc/c1/config LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=stop LXC_NAME=c1 $WRAP "$HOOK"
 ok $? "hook v1 stop without state: nothing to do, exit 0"
 
 echo "1..$n"
