@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hcbstrace: BPF-side helpers shared by the programs: which tasks are
+ * selected (set from user space before load, so the verifier drops the
+ * branches that are off), which column a task counts in, and the
+ * histogram slot of a duration.
+ */
+#ifndef HCBSTRACE_COMMON_BPF_H
+#define HCBSTRACE_COMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "hcbstrace.h"
+
+#define TASK_RUNNING	0
+
+/* Filters.  A zero or empty value means "no filter". */
+const volatile __u32 targ_tgid = 0;
+const volatile bool filter_comm = false;
+const volatile char targ_comm[HCBS_COMM_LEN] = {};
+const volatile __u32 nr_targ_cg = 0;
+const volatile __u64 targ_cgid[HCBS_MAX_CGROUPS] = {};
+const volatile __s32 targ_cglevel[HCBS_MAX_CGROUPS] = {};
+/* Take the cgroup from the v1 cpu hierarchy instead of the v2 one. */
+const volatile bool cg_v1 = false;
+/*
+ * Without cgroup filters, a task is counted in its ancestor cgroup at this
+ * level (1: the top-level cgroups such as lxc.payload.NAME), so nested
+ * cgroups inside a container fold into it.  Negative: the task's own.
+ */
+const volatile __s32 group_level = 1;
+
+/* Before 5.14 task_struct::__state was called state. */
+struct task_struct___o {
+	volatile long state;
+} __attribute__((preserve_access_index));
+
+/* Before 6.1 cgroups stored ancestor ids, not pointers. */
+struct cgroup___o {
+	__u64 ancestor_ids[0];
+} __attribute__((preserve_access_index));
+
+static __always_inline long task_state(struct task_struct *p)
+{
+	if (bpf_core_field_exists(p->__state))
+		return BPF_CORE_READ(p, __state);
+	return BPF_CORE_READ((struct task_struct___o *)p, state);
+}
+
+static __always_inline struct cgroup *task_cgroup(struct task_struct *p)
+{
+	struct css_set *cset = BPF_CORE_READ(p, cgroups);
+	struct cgroup_subsys_state *css = NULL;
+	int id;
+
+	if (!cg_v1)
+		return BPF_CORE_READ(cset, dfl_cgrp);
+	/* subsys[] is indexed by an enum whose values depend on the config. */
+	id = bpf_core_enum_value(enum cgroup_subsys_id, cpu_cgrp_id);
+	if (id < 0 || id >= 16)
+		return NULL;
+	bpf_probe_read_kernel(&css, sizeof(css),
+			      (void *)cset + bpf_core_field_offset(struct css_set, subsys) +
+			      id * sizeof(css));
+	return BPF_CORE_READ(css, cgroup);
+}
+
+static __always_inline __u64 cgroup_id(struct cgroup *cg)
+{
+	return BPF_CORE_READ(cg, kn, id);
+}
+
+/* The id of @cg's ancestor at @level (0 = root); @level <= cg->level. */
+static __always_inline __u64 cgroup_ancestor_id(struct cgroup *cg, int level)
+{
+	struct cgroup *anc = NULL;
+	__u64 id = 0;
+
+	if (level < 0 || level > 255)
+		return 0;
+	if (bpf_core_field_exists(cg->ancestors)) {
+		bpf_probe_read_kernel(&anc, sizeof(anc),
+				      (void *)cg + bpf_core_field_offset(struct cgroup, ancestors) +
+				      level * sizeof(anc));
+		return cgroup_id(anc);
+	}
+	bpf_probe_read_kernel(&id, sizeof(id),
+			      (void *)cg + bpf_core_field_offset(struct cgroup___o, ancestor_ids) +
+			      level * sizeof(id));
+	return id;
+}
+
+static __always_inline bool comm_matches(struct task_struct *p)
+{
+	char comm[HCBS_COMM_LEN];
+
+	bpf_probe_read_kernel(comm, sizeof(comm), &p->comm);
+	for (int i = 0; i < HCBS_COMM_LEN; i++) {
+		if (comm[i] != targ_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+/*
+ * Is @p selected by the filters?  If so, *@cgid is the column it counts
+ * in.  This looks at @p itself, never at current: in sched_wakeup current
+ * is the waker and in sched_switch it is prev.
+ */
+static __always_inline bool task_selected(struct task_struct *p, __u64 *cgid)
+{
+	struct cgroup *cg;
+	int level;
+
+	if (targ_tgid && BPF_CORE_READ(p, tgid) != targ_tgid)
+		return false;
+	if (filter_comm && !comm_matches(p))
+		return false;
+	cg = task_cgroup(p);
+	if (!cg)
+		return false;
+	level = BPF_CORE_READ(cg, level);
+	if (nr_targ_cg) {
+		for (int i = 0; i < HCBS_MAX_CGROUPS; i++) {
+			if (i >= nr_targ_cg)
+				break;
+			if (level < targ_cglevel[i])
+				continue;
+			if (cgroup_ancestor_id(cg, targ_cglevel[i]) == targ_cgid[i]) {
+				*cgid = targ_cgid[i];
+				return true;
+			}
+		}
+		return false;
+	}
+	if (group_level < 0 || level <= group_level)
+		*cgid = cgroup_id(cg);
+	else
+		*cgid = cgroup_ancestor_id(cg, group_level);
+	return true;
+}
+
+/* Index of the most significant set bit; @v != 0. */
+static __always_inline int msb64(__u64 v)
+{
+	int r = 0;
+
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) r += 1;
+	return r;
+}
+
+/* The log-linear histogram slot of @ns; the inverse is in stats.c. */
+static __always_inline __u32 hist_slot(__u64 ns)
+{
+	int msb;
+
+	if (ns < HCBS_SUB)
+		return ns;
+	msb = msb64(ns);
+	if (msb > HCBS_MAX_MSB)
+		return HCBS_NSLOTS - 1;
+	return (msb - HCBS_SUB_BITS + 1) * HCBS_SUB +
+	       ((ns >> (msb - HCBS_SUB_BITS)) & (HCBS_SUB - 1));
+}
+
+#endif /* HCBSTRACE_COMMON_BPF_H */

@@ -1,0 +1,780 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hcbstrace: options, cgroups, BPF environment checks, output helpers. */
+#include <ctype.h>
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <linux/capability.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "common.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC	0x63677270
+#endif
+#ifndef CGROUP_SUPER_MAGIC
+#define CGROUP_SUPER_MAGIC	0x27e0eb
+#endif
+#ifndef CAP_PERFMON
+#define CAP_PERFMON	38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF		39
+#endif
+
+volatile sig_atomic_t hcbs_exiting;
+
+void hcbs_err(const struct hcbs_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "hcbstrace: %s%s", o && o->cmd ? o->cmd : "",
+		o && o->cmd ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+uint64_t hcbs_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- option parsing ---- */
+
+enum {
+	LO_CSV = 256, LO_MAX_LAT, LO_MAX_LATENESS, LO_PERIOD, LO_DEADLINE,
+	LO_ALL_POLICIES, LO_RINGBUF, LO_LEVEL,
+};
+
+static const struct option long_opts[] = {
+	{ "container",		required_argument, NULL, 'c' },
+	{ "cgroup",		required_argument, NULL, 'g' },
+	{ "lxcpath",		required_argument, NULL, 'P' },
+	{ "pid",		required_argument, NULL, 'p' },
+	{ "comm",		required_argument, NULL, 'C' },
+	{ "duration",		required_argument, NULL, 'd' },
+	{ "threads",		no_argument,	   NULL, 'T' },
+	{ "json",		no_argument,	   NULL, 'j' },
+	{ "quiet",		no_argument,	   NULL, 'q' },
+	{ "verbose",		no_argument,	   NULL, 'v' },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ "csv",		required_argument, NULL, LO_CSV },
+	{ "max-latency",	required_argument, NULL, LO_MAX_LAT },
+	{ "max-lateness",	required_argument, NULL, LO_MAX_LATENESS },
+	{ "period",		required_argument, NULL, LO_PERIOD },
+	{ "deadline",		required_argument, NULL, LO_DEADLINE },
+	{ "all-policies",	no_argument,	   NULL, LO_ALL_POLICIES },
+	{ "ringbuf-size",	required_argument, NULL, LO_RINGBUF },
+	{ "group-level",	required_argument, NULL, LO_LEVEL },
+	{ 0 }
+};
+
+/* "10s", "500ms", "2m", "1h", or a bare number of seconds. */
+static int parse_span(const char *s, uint64_t *ns, char *err, size_t errlen)
+{
+	size_t n = strlen(s);
+	char *end;
+
+	if (n && (s[n - 1] == 'm' || s[n - 1] == 'h') && (n < 2 || s[n - 2] != 'm')) {
+		double v;
+
+		errno = 0;
+		v = strtod(s, &end);
+		if (errno || end != s + n - 1 || !(v > 0) || v > 1e6) {
+			snprintf(err, errlen, "'%s' is not a duration (e.g. 10s, 500ms, 2m, 1h)", s);
+			return -EINVAL;
+		}
+		*ns = (uint64_t)(v * (s[n - 1] == 'm' ? 60e9 : 3600e9));
+		return 0;
+	}
+	if (n && isdigit((unsigned char)s[n - 1])) {
+		double v;
+
+		errno = 0;
+		v = strtod(s, &end);
+		if (errno || *end || !(v > 0) || v > 1e9) {
+			snprintf(err, errlen, "'%s' is not a duration (e.g. 10s, 500ms, 2m, 1h)", s);
+			return -EINVAL;
+		}
+		*ns = (uint64_t)(v * 1e9);
+		return 0;
+	}
+	return hcbs_parse_duration(s, ns, err, errlen);
+}
+
+static int parse_size(const char *s, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	if (*end == 'K' || *end == 'k')
+		x <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		x <<= 20, end++;
+	if (*end)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+static int depth(const char *path)
+{
+	int d = 0;
+
+	for (const char *p = path; *p; p++)
+		if (*p == '/' && p[1] && p[1] != '/')
+			d++;
+	return d;
+}
+
+/*
+ * The cgroup mount that holds @path (longest mount-point prefix), its
+ * mount point and the cgroup path of its root.
+ */
+static int find_cgroup_mount(const char *path, int version, char *mnt, size_t mlen,
+			     char *root, size_t rlen)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	size_t best = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char mroot[PATH_MAX], mpoint[PATH_MAX], fstype[64], opts[1024];
+		const char *sep = strstr(line, " - ");
+		size_t l;
+
+		if (!sep || sscanf(line, "%*s %*s %*s %4095s %4095s", mroot, mpoint) != 2 ||
+		    sscanf(sep + 3, "%63s %*s %1023s", fstype, opts) != 2)
+			continue;
+		if (version == 2 && strcmp(fstype, "cgroup2"))
+			continue;
+		if (version == 1 && (strcmp(fstype, "cgroup") ||
+				     !strstr(opts, "cpu")))
+			continue;
+		l = strlen(mpoint);
+		if (strncmp(path, mpoint, l) || (path[l] && path[l] != '/' && l > 1))
+			continue;
+		if (l >= best) {
+			best = l;
+			snprintf(mnt, mlen, "%s", mpoint);
+			snprintf(root, rlen, "%s", mroot);
+		}
+	}
+	fclose(f);
+	return best ? 0 : -ENOENT;
+}
+
+static void name_from_rel(const char *rel, char *name, size_t len)
+{
+	while (*rel == '/')
+		rel++;
+	if (!*rel) {
+		snprintf(name, len, "/");
+		return;
+	}
+	if (!strncmp(rel, "lxc.payload.", 12))
+		rel += 12;
+	snprintf(name, len, "%s", rel);
+}
+
+static int add_cgroup(struct hcbs_opts *o, const char *path, const char *name,
+		      int version_hint)
+{
+	struct hcbs_cg_target *t;
+	char abs[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX];
+	struct statfs sfs;
+	struct stat st;
+	int version;
+
+	if (o->nr_cg >= HCBS_MAX_CGROUPS) {
+		hcbs_err(o, "at most %d --cgroup/--container filters", HCBS_MAX_CGROUPS);
+		return -EINVAL;
+	}
+	if (stat(path, &st)) {
+		/* A path inside the hierarchy, e.g. lxc.payload.vbbu1 or /rt. */
+		snprintf(abs, sizeof(abs), "/sys/fs/cgroup%s%s", path[0] == '/' ? "" : "/", path);
+		if (stat(abs, &st)) {
+			hcbs_err(o, "cgroup %s: %s", path, strerror(ENOENT));
+			return -ENOENT;
+		}
+		path = abs;
+	}
+	if (!S_ISDIR(st.st_mode) || statfs(path, &sfs)) {
+		hcbs_err(o, "cgroup %s: %s", path, errno ? strerror(errno) : "not a directory");
+		return -ENOENT;
+	}
+	if (sfs.f_type == CGROUP2_SUPER_MAGIC)
+		version = 2;
+	else if (sfs.f_type == CGROUP_SUPER_MAGIC)
+		version = 1;
+	else {
+		hcbs_err(o, "%s is not a cgroup directory (no cgroup or cgroup2 file system)", path);
+		return -EINVAL;
+	}
+	if (version_hint && version_hint != version) {
+		hcbs_err(o, "%s: expected a cgroup v%d directory", path, version_hint);
+		return -EINVAL;
+	}
+	if (o->cg_version && o->cg_version != version) {
+		hcbs_err(o, "%s: cannot mix cgroup v1 and v2 filters", path);
+		return -EINVAL;
+	}
+	if (find_cgroup_mount(path, version, mnt, sizeof(mnt), root, sizeof(root))) {
+		hcbs_err(o, "%s: no cgroup%s mount%s holds it", path,
+			 version == 2 ? "2" : "", version == 1 ? " with the cpu controller" : "");
+		return -ENOENT;
+	}
+	o->cg_version = version;
+	snprintf(o->cg_mount, sizeof(o->cg_mount), "%s", mnt);
+	snprintf(o->cg_mount_root, sizeof(o->cg_mount_root), "%s", root);
+	t = &o->cg[o->nr_cg++];
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	t->id = st.st_ino;
+	t->level = depth(root) + depth(path + strlen(mnt));
+	if (name)
+		snprintf(t->name, sizeof(t->name), "%s", name);
+	else
+		name_from_rel(path + strlen(mnt), t->name, sizeof(t->name));
+	return 0;
+}
+
+/* No cgroup filter: key on the hierarchy this process's cpu cgroup is in. */
+static int default_hierarchy(struct hcbs_opts *o)
+{
+	char path[PATH_MAX], err[HCBS_ERRLEN];
+	int v, ret;
+
+	ret = hcbs_cgroup_of_pid(getpid(), path, sizeof(path), &v, err, sizeof(err));
+	if (ret) {
+		hcbs_err(o, "cannot find our own cgroup: %s", err);
+		return ret;
+	}
+	o->cg_version = v;
+	if (find_cgroup_mount(path, v, o->cg_mount, sizeof(o->cg_mount),
+			      o->cg_mount_root, sizeof(o->cg_mount_root))) {
+		hcbs_err(o, "%s: no cgroup mount holds it", path);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int hcbs_parse_opts(struct hcbs_opts *o, const char *cmd, unsigned int accept,
+		    const char *help, int argc, char **argv)
+{
+	const char *containers[HCBS_MAX_CGROUPS], *cgroups[HCBS_MAX_CGROUPS];
+	int nr_containers = 0, nr_cgroups = 0, opt;
+	char err[HCBS_ERRLEN];
+
+	memset(o, 0, sizeof(*o));
+	o->cmd = cmd;
+	o->argc = argc;
+	o->argv = argv;
+	o->group_level = 1;
+	o->ringbuf_size = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "c:g:P:p:C:d:Tjqvh", long_opts, NULL)) != -1) {
+		unsigned int need = 0;
+		const char *name = NULL;
+
+		switch (opt) {
+		case 'T': need = OPT_THREADS; break;
+		case 'p': case 'C': need = OPT_TASK_FILTER; break;
+		case LO_MAX_LAT: need = OPT_MAX_LAT; break;
+		case LO_CSV: case LO_MAX_LATENESS: case LO_PERIOD: case LO_DEADLINE:
+		case LO_ALL_POLICIES: case LO_RINGBUF: need = OPT_LATENESS; break;
+		}
+		if (need && !(accept & need)) {
+			for (const struct option *l = long_opts; l->name; l++)
+				if (l->val == opt)
+					name = l->name;
+			hcbs_err(o, "--%s does not apply to %s (see hcbstrace %s --help)",
+				 name ? name : "?", cmd, cmd);
+			return -EINVAL;
+		}
+		switch (opt) {
+		case 'c':
+		case 'g':
+			if (nr_containers + nr_cgroups >= HCBS_MAX_CGROUPS) {
+				hcbs_err(o, "at most %d --cgroup/--container filters", HCBS_MAX_CGROUPS);
+				return -EINVAL;
+			}
+			if (opt == 'c')
+				containers[nr_containers++] = optarg;
+			else
+				cgroups[nr_cgroups++] = optarg;
+			break;
+		case 'P': o->lxcpath = optarg; break;
+		case 'p': {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || v <= 0 || v > INT32_MAX) {
+				hcbs_err(o, "--pid '%s': expected a process id", optarg);
+				return -EINVAL;
+			}
+			o->pid = (pid_t)v;
+			break;
+		}
+		case 'C':
+			if (strlen(optarg) >= HCBS_COMM_LEN) {
+				hcbs_err(o, "--comm '%s': a task name has at most %d characters",
+					 optarg, HCBS_COMM_LEN - 1);
+				return -EINVAL;
+			}
+			o->has_comm = true;
+			snprintf(o->comm, sizeof(o->comm), "%s", optarg);
+			break;
+		case 'd':
+			if (parse_span(optarg, &o->duration_ns, err, sizeof(err))) {
+				hcbs_err(o, "--duration: %s", err);
+				return -EINVAL;
+			}
+			break;
+		case 'T': o->threads = true; break;
+		case 'j': o->json = true; break;
+		case 'q': o->quiet = true; break;
+		case 'v': o->verbose = true; break;
+		case 'h':
+			fputs(help, stdout);
+			exit(EXIT_OK);
+		case LO_CSV: o->csv = optarg; break;
+		case LO_MAX_LAT:
+			if (hcbs_parse_duration(optarg, &o->max_latency_ns, err, sizeof(err)) ||
+			    !o->max_latency_ns) {
+				hcbs_err(o, "--max-latency: %s", o->max_latency_ns ? err :
+					 "must be more than 0 (e.g. 500us)");
+				return -EINVAL;
+			}
+			break;
+		case LO_MAX_LATENESS: {
+			char *end;
+
+			errno = 0;
+			o->max_lateness = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !isfinite(o->max_lateness) ||
+			    o->max_lateness < -1) {
+				hcbs_err(o, "--max-lateness '%s': expected a fraction of the period >= -1 (e.g. 0.1)",
+					 optarg);
+				return -EINVAL;
+			}
+			o->has_max_lateness = true;
+			break;
+		}
+		case LO_PERIOD:
+		case LO_DEADLINE: {
+			uint64_t *v = opt == LO_PERIOD ? &o->period_ns : &o->deadline_ns;
+
+			if (hcbs_parse_duration(optarg, v, err, sizeof(err)) || !*v) {
+				hcbs_err(o, "--%s: %s", opt == LO_PERIOD ? "period" : "deadline",
+					 *v ? err : "must be more than 0 (e.g. 18ms)");
+				return -EINVAL;
+			}
+			break;
+		}
+		case LO_ALL_POLICIES: o->all_policies = true; break;
+		case LO_RINGBUF:
+			if (parse_size(optarg, &o->ringbuf_size) || o->ringbuf_size < 4096 ||
+			    (o->ringbuf_size & (o->ringbuf_size - 1)) || o->ringbuf_size > (1u << 30)) {
+				hcbs_err(o, "--ringbuf-size '%s': expected a power of two from 4K to 1024M",
+					 optarg);
+				return -EINVAL;
+			}
+			break;
+		case LO_LEVEL: {
+			char *end;
+
+			errno = 0;
+			o->group_level = (int)strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || o->group_level < -1 ||
+			    o->group_level > 64) {
+				hcbs_err(o, "--group-level '%s': expected -1 (own cgroup) or 0..64",
+					 optarg);
+				return -EINVAL;
+			}
+			break;
+		}
+		default:
+			fprintf(stderr, "Try 'hcbstrace %s --help'.\n", cmd);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		if (parse_span(argv[optind], &o->interval_ns, err, sizeof(err))) {
+			hcbs_err(o, "interval: %s", err);
+			return -EINVAL;
+		}
+		optind++;
+	}
+	if (optind < argc) {
+		char *end;
+
+		errno = 0;
+		o->count = strtol(argv[optind], &end, 10);
+		if (errno || *end || o->count <= 0) {
+			hcbs_err(o, "count '%s': expected a positive number of intervals",
+				 argv[optind]);
+			return -EINVAL;
+		}
+		optind++;
+	}
+	if (optind < argc) {
+		hcbs_err(o, "unexpected argument '%s' (usage: hcbstrace %s [options] [interval [count]])",
+			 argv[optind], cmd);
+		return -EINVAL;
+	}
+	if (o->deadline_ns && o->period_ns && o->deadline_ns > o->period_ns) {
+		hcbs_err(o, "--deadline must not exceed --period");
+		return -EINVAL;
+	}
+
+	for (int i = 0; i < nr_containers; i++) {
+		char path[PATH_MAX];
+		int v, ret;
+
+		ret = hcbs_container_cgroup(containers[i], o->lxcpath, path, sizeof(path),
+					    &v, err, sizeof(err));
+		if (ret) {
+			hcbs_err(o, "--container %s: %s", containers[i], err);
+			return ret;
+		}
+		if (add_cgroup(o, path, containers[i], v))
+			return -EINVAL;
+	}
+	for (int i = 0; i < nr_cgroups; i++)
+		if (add_cgroup(o, cgroups[i], NULL, 0))
+			return -EINVAL;
+	if (!o->nr_cg && default_hierarchy(o))
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- environment ---- */
+
+static bool have_cap(int cap)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {};
+
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	return d[cap / 32].effective & (1u << (cap % 32));
+}
+
+int hcbs_check_env(const struct hcbs_opts *o)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		hcbs_err(o, "this kernel has no BTF (/sys/kernel/btf/vmlinux): it needs CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOENT;
+	}
+	if (!have_cap(CAP_SYS_ADMIN) && !(have_cap(CAP_BPF) && have_cap(CAP_PERFMON))) {
+		hcbs_err(o, "loading BPF programs needs root (or CAP_BPF and CAP_PERFMON)");
+		return -EPERM;
+	}
+	return 0;
+}
+
+static struct btf *vmlinux_btf(void)
+{
+	static struct btf *btf;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		btf = btf__load_vmlinux_btf();
+		if (libbpf_get_error(btf))
+			btf = NULL;
+	}
+	return btf;
+}
+
+bool hcbs_have_tracepoint(const char *tp)
+{
+	char name[128];
+	struct btf *btf = vmlinux_btf();
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
+}
+
+bool hcbs_tp_btf_works(const char *tp)
+{
+	struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },	/* r0 = 0 */
+		{ .code = 0x95 },				/* exit */
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_RAW_TP);
+	struct btf *btf = vmlinux_btf();
+	char name[128];
+	int id, fd;
+
+	/* For tests of the fallback. */
+	if (getenv("HCBSTRACE_FORCE_RAW_TP"))
+		return false;
+	if (!btf)
+		return false;
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return false;
+	opts.attach_btf_id = id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &opts);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+void hcbs_explain_bpf_error(const struct hcbs_opts *o, const char *what, int err)
+{
+	err = err < 0 ? -err : err;
+	if (err == EPERM)
+		hcbs_err(o, "%s: %s: needs root (or CAP_BPF and CAP_PERFMON)", what, strerror(err));
+	else if (err == EACCES || err == EINVAL)
+		hcbs_err(o, "%s: the kernel rejected a program (%s); run with -v for the verifier log",
+			 what, strerror(err));
+	else
+		hcbs_err(o, "%s: %s (run with -v for the libbpf log)", what, strerror(err));
+}
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+void hcbs_setup_libbpf(const struct hcbs_opts *o)
+{
+	libbpf_set_print(o->verbose ? print_libbpf : quiet_libbpf);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	hcbs_exiting = 1;
+}
+
+void hcbs_install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* ---- clock ---- */
+
+void hcbs_clock_start(struct hcbs_clock *c, const struct hcbs_opts *o)
+{
+	memset(c, 0, sizeof(*c));
+	c->start_ns = hcbs_now_ns();
+	c->start_wall = time(NULL);
+	if (o->duration_ns)
+		c->end_ns = c->start_ns + o->duration_ns;
+	if (o->interval_ns)
+		c->next_tick_ns = c->start_ns + o->interval_ns;
+}
+
+bool hcbs_clock_tick(struct hcbs_clock *c, const struct hcbs_opts *o)
+{
+	uint64_t now = hcbs_now_ns();
+
+	if (!o->interval_ns || now < c->next_tick_ns)
+		return false;
+	while (c->next_tick_ns <= now)
+		c->next_tick_ns += o->interval_ns;
+	c->ticks++;
+	return true;
+}
+
+bool hcbs_clock_done(const struct hcbs_clock *c, const struct hcbs_opts *o)
+{
+	if (c->end_ns && hcbs_now_ns() >= c->end_ns)
+		return true;
+	return o->count && c->ticks >= o->count;
+}
+
+/* ---- cgroup names ---- */
+
+struct cg_name {
+	uint64_t id;
+	char *name;
+	char *rel;
+};
+
+static struct cg_name *names;
+static size_t nr_names, cap_names;
+static const char *walk_mount;
+static time_t last_walk;
+
+static int walk_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	char name[PATH_MAX];
+
+	(void)ftw;
+	if (flag != FTW_D)
+		return 0;
+	if (nr_names == cap_names) {
+		size_t nc = cap_names ? cap_names * 2 : 256;
+		struct cg_name *nn = realloc(names, nc * sizeof(*nn));
+
+		if (!nn)
+			return 1;
+		names = nn;
+		cap_names = nc;
+	}
+	name_from_rel(path + strlen(walk_mount), name, sizeof(name));
+	names[nr_names].id = st->st_ino;
+	names[nr_names].name = strdup(name);
+	names[nr_names].rel = strdup(path + strlen(walk_mount) + (path[strlen(walk_mount)] == '/'));
+	if (names[nr_names].name && names[nr_names].rel) {
+		nr_names++;
+	} else {
+		free(names[nr_names].name);
+		free(names[nr_names].rel);
+	}
+	return 0;
+}
+
+static const struct cg_name *lookup_name(const struct hcbs_opts *o, uint64_t id)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < nr_names; i++)
+			if (names[i].id == id)
+				return &names[i];
+		/* Rescan, at most once a second: cgroups come and go. */
+		if (pass || !o->cg_mount[0] || time(NULL) == last_walk)
+			break;
+		hcbs_cgroup_names_free();
+		last_walk = time(NULL);
+		walk_mount = o->cg_mount;
+		nftw(o->cg_mount, walk_one, 16, FTW_PHYS | FTW_MOUNT);
+	}
+	return NULL;
+}
+
+const char *hcbs_cgroup_name(const struct hcbs_opts *o, uint64_t id)
+{
+	static char unknown[32];
+	const struct cg_name *n;
+
+	for (int i = 0; i < o->nr_cg; i++)
+		if (o->cg[i].id == id)
+			return o->cg[i].name;
+	n = lookup_name(o, id);
+	if (n)
+		return n->name;
+	snprintf(unknown, sizeof(unknown), "cgroup-%llu", (unsigned long long)id);
+	return unknown;
+}
+
+const char *hcbs_cgroup_path(const struct hcbs_opts *o, uint64_t id)
+{
+	const struct cg_name *n = lookup_name(o, id);
+
+	return n ? n->rel : NULL;
+}
+
+void hcbs_cgroup_names_free(void)
+{
+	for (size_t i = 0; i < nr_names; i++) {
+		free(names[i].name);
+		free(names[i].rel);
+	}
+	free(names);
+	names = NULL;
+	nr_names = cap_names = 0;
+}
+
+/* ---- output ---- */
+
+char *hcbs_fmt_us(uint64_t ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.1f", (double)ns / 1000.0);
+	return buf;
+}
+
+void hcbs_print_header(const struct hcbs_opts *o, const struct hcbs_clock *c,
+		       const char *what)
+{
+	char when[64];
+	struct tm tm;
+	time_t now = time(NULL);
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	printf("# hcbstrace %s: %s\n", o->cmd, what);
+	printf("# %s, %.1f s traced\n", when,
+	       (double)(hcbs_now_ns() - c->start_ns) / 1e9);
+}
+
+void hcbs_json_preamble(struct hcbs_json *j, const struct hcbs_opts *o,
+			const struct hcbs_clock *c, const char *stop_reason,
+			const char *threshold_cause)
+{
+	char buf[4096], when[64];
+	struct utsname u;
+	struct tm tm;
+	size_t off = 0;
+
+	hcbs_json_key(j, "schema");
+	hcbs_json_string(j, HCBSTRACE_SCHEMA);
+	hcbs_json_key(j, "command");
+	hcbs_json_string(j, o->cmd);
+	for (int i = 0; i < o->argc && off < sizeof(buf); i++)
+		off += snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? " " : "", o->argv[i]);
+	hcbs_json_key(j, "cmdline");
+	hcbs_json_string(j, buf);
+	uname(&u);
+	hcbs_json_key(j, "kernel");
+	hcbs_json_string(j, u.release);
+	gmtime_r(&c->start_wall, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	hcbs_json_key(j, "start_time");
+	hcbs_json_string(j, when);
+	hcbs_json_key(j, "duration_s");
+	hcbs_json_double(j, (double)(hcbs_now_ns() - c->start_ns) / 1e9);
+	hcbs_json_key(j, "stop_reason");
+	hcbs_json_string(j, stop_reason);
+	hcbs_json_key(j, "threshold");
+	if (threshold_cause)
+		hcbs_json_string(j, threshold_cause);
+	else
+		hcbs_json_null(j);
+	hcbs_json_key(j, "cgroup_version");
+	hcbs_json_int(j, o->cg_version);
+}

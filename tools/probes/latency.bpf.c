@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hcbstrace latency: wakeup-to-run latency of the selected tasks.
+ *
+ * A task's wait starts when it is woken, or when it is preempted while
+ * still runnable, and ends when it is switched in.  The samples go into
+ * log-linear histograms keyed by column (container, and thread with
+ * --threads) which user space drains every interval.
+ */
+#include "common.bpf.h"
+#include "latency.h"
+
+const volatile bool per_thread = false;
+const volatile __u64 max_latency_ns = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LAT_MAX_PENDING);
+	__type(key, __u32);
+	__type(value, struct lat_pending);
+} pending SEC(".maps");
+
+/* max_entries is raised by user space for --threads. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LAT_MAX_HISTS);
+	__type(key, struct hcbs_key);
+	__type(value, struct hcbs_hist);
+} hists SEC(".maps");
+
+struct lat_drops drops = {};
+struct lat_breach breach = {};
+static struct hcbs_hist zero_hist;
+
+static __always_inline int enqueue(struct task_struct *p)
+{
+	struct lat_pending v = {};
+	__u32 tid;
+
+	if (!task_selected(p, &v.cgid))
+		return 0;
+	tid = BPF_CORE_READ(p, pid);
+	if (!tid)	/* the idle task */
+		return 0;
+	v.ts = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&pending, &tid, &v, BPF_ANY))
+		__sync_fetch_and_add(&drops.pending_full, 1);
+	return 0;
+}
+
+static __always_inline int switch_in(bool preempt, struct task_struct *prev,
+				     struct task_struct *next)
+{
+	struct hcbs_key key = {};
+	struct lat_pending *v;
+	struct hcbs_hist *h;
+	__u64 delta;
+	__u32 tid, slot;
+
+	/* Still runnable: it waits again from now. */
+	if (preempt || task_state(prev) == TASK_RUNNING)
+		enqueue(prev);
+
+	tid = BPF_CORE_READ(next, pid);
+	v = bpf_map_lookup_elem(&pending, &tid);
+	if (!v)
+		return 0;
+	delta = bpf_ktime_get_ns() - v->ts;
+	key.cgid = v->cgid;
+	bpf_map_delete_elem(&pending, &tid);
+	if ((__s64)delta < 0)
+		return 0;
+	if (per_thread)
+		key.tid = tid;
+	if (max_latency_ns && delta > max_latency_ns && !breach.ns) {
+		breach.ns = delta;
+		breach.cgid = key.cgid;
+		breach.tid = tid;
+		bpf_probe_read_kernel_str(breach.comm, sizeof(breach.comm), &next->comm);
+	}
+
+	h = bpf_map_lookup_elem(&hists, &key);
+	if (!h) {
+		if (bpf_map_update_elem(&hists, &key, &zero_hist, BPF_NOEXIST) &&
+		    !bpf_map_lookup_elem(&hists, &key)) {
+			__sync_fetch_and_add(&drops.hists_full, 1);
+			return 0;
+		}
+		h = bpf_map_lookup_elem(&hists, &key);
+		if (!h)
+			return 0;
+		if (per_thread)
+			bpf_probe_read_kernel_str(h->comm, sizeof(h->comm), &next->comm);
+		h->min_ns = delta;
+	}
+	slot = hist_slot(delta);
+	if (slot >= HCBS_NSLOTS)
+		return 0;
+	__sync_fetch_and_add(&h->slots[slot], 1);
+	__sync_fetch_and_add(&h->count, 1);
+	__sync_fetch_and_add(&h->sum_ns, delta);
+	/* min and max race harmlessly with another CPU: last writer wins. */
+	if (delta > h->max_ns) {
+		h->max_ns = delta;
+		h->max_tid = tid;
+	}
+	if (delta < h->min_ns)
+		h->min_ns = delta;
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(lat_wakeup, struct task_struct *p)
+{
+	return enqueue(p);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(lat_wakeup_new, struct task_struct *p)
+{
+	return enqueue(p);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(lat_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return switch_in(preempt, prev, next);
+}
+
+SEC("raw_tp/sched_wakeup")
+int BPF_PROG(lat_wakeup_raw, struct task_struct *p)
+{
+	return enqueue(p);
+}
+
+SEC("raw_tp/sched_wakeup_new")
+int BPF_PROG(lat_wakeup_new_raw, struct task_struct *p)
+{
+	return enqueue(p);
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(lat_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return switch_in(preempt, prev, next);
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hcbstrace latency: wakeup-to-run latency histograms per container/thread. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "common.h"
+#include "latency.h"
+#include "latency.skel.h"
+#include "stats.h"
+#include "subcommands.h"
+
+static const char help[] =
+"Usage: hcbstrace latency [options] [interval [count]]\n"
+"\n"
+"Wakeup-to-run latency: from the moment a task is woken (or preempted\n"
+"while runnable) until it runs, as histograms per container (cgroup) and,\n"
+"with --threads, per thread, with p50, p90, p99, p99.9 and max.\n"
+"\n"
+"Options:\n"
+"  -c, --container NAME   only tasks of this LXC container (repeatable)\n"
+"  -P, --lxcpath PATH     LXC path for --container\n"
+"  -g, --cgroup PATH      only tasks in this cgroup or below (repeatable)\n"
+"  -p, --pid PID          only the threads of this process\n"
+"  -C, --comm NAME        only tasks with this name\n"
+"      --group-level N    without filters, fold cgroups into their ancestor\n"
+"                         at level N (default 1: top-level cgroups; -1: none)\n"
+"  -T, --threads          also per thread\n"
+"  -d, --duration DUR     stop after DUR (10s, 2m, 1h)\n"
+"      --max-latency DUR  stop, exit 2, when a latency exceeds DUR (500us)\n"
+"  -j, --json             print JSON (schema hcbstrace/1) instead of text\n"
+"  -q, --quiet            no progress messages\n"
+"  -v, --verbose          print the libbpf log\n"
+"  -h, --help             this help\n"
+"\n"
+"interval is seconds (or 500ms, 1m): print and reset every interval.\n"
+"Percentiles are exact to the histogram slot width (6.25%).\n"
+"\n"
+"Examples:\n"
+"  hcbstrace latency -d 10s                 # all tasks, per top-level cgroup\n"
+"  hcbstrace latency -c vbbu1 -c vbbu2 1    # two containers, every second\n"
+"  hcbstrace latency -g /sys/fs/cgroup/rt -T --json -d 30s\n"
+"  hcbstrace latency -c vbbu1 --max-latency 500us\n";
+
+struct lat_entry {
+	struct hcbs_key key;
+	char comm[HCBS_COMM_LEN];
+	struct uhist total;
+	struct uhist interval;
+};
+
+struct lat_table {
+	struct lat_entry *e;
+	size_t n, cap;
+};
+
+static struct lat_entry *lat_find(struct lat_table *t, const struct hcbs_key *k)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->e[i].key.cgid == k->cgid && t->e[i].key.tid == k->tid)
+			return &t->e[i];
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 64;
+		struct lat_entry *ne = realloc(t->e, nc * sizeof(*ne));
+
+		if (!ne)
+			return NULL;
+		t->e = ne;
+		t->cap = nc;
+	}
+	memset(&t->e[t->n], 0, sizeof(t->e[0]));
+	t->e[t->n].key = *k;
+	return &t->e[t->n++];
+}
+
+/* Move the BPF histograms into @t. */
+static int drain(int fd, struct lat_table *t)
+{
+	struct hcbs_key key, next;
+	struct hcbs_hist h;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_and_delete_elem(fd, &key, &h)) {
+			if (bpf_map_lookup_elem(fd, &key, &h))
+				continue;
+			bpf_map_delete_elem(fd, &key);
+		}
+		struct lat_entry *e = lat_find(t, &key);
+
+		if (!e)
+			return -ENOMEM;
+		if (h.comm[0])
+			memcpy(e->comm, h.comm, sizeof(e->comm));
+		uhist_add(&e->interval, &h);
+		uhist_add(&e->total, &h);
+		/* the key is gone: restart the walk */
+		prev = NULL;
+	}
+	return 0;
+}
+
+/* Columns: one per container, summed over its threads. */
+struct column {
+	uint64_t cgid;
+	const char *name;
+	struct uhist h;
+};
+
+static size_t build_columns(const struct hcbs_opts *o, const struct lat_table *t,
+			    bool total, struct column **out)
+{
+	struct column *c = calloc(t->n + (size_t)o->nr_cg + 1, sizeof(*c));
+	size_t n = 0;
+
+	if (!c)
+		return 0;
+	/* Filtered containers get a column even when they saw nothing. */
+	for (int i = 0; i < o->nr_cg; i++) {
+		c[n].cgid = o->cg[i].id;
+		c[n].name = o->cg[i].name;
+		n++;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		size_t j;
+
+		for (j = 0; j < n && c[j].cgid != t->e[i].key.cgid; j++)
+			;
+		if (j == n) {
+			c[n].cgid = t->e[i].key.cgid;
+			c[n].name = hcbs_cgroup_name(o, c[n].cgid);
+			n++;
+		}
+		uhist_merge(&c[j].h, total ? &t->e[i].total : &t->e[i].interval);
+	}
+	*out = c;
+	return n;
+}
+
+#define NROWS 40
+
+static unsigned int us_row(uint64_t ns)
+{
+	uint64_t us = ns / 1000;
+	unsigned int r = 0;
+
+	while (us > 1 && r < NROWS - 1) {
+		us >>= 1;
+		r++;
+	}
+	return r;
+}
+
+static void print_stat_row(const char *label, const struct column *c, size_t n, int w,
+			   double p)
+{
+	char buf[32];
+
+	printf("%-14s", label);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v;
+
+		if (!c[i].h.count) {
+			printf(" %*s", w, "-");
+			continue;
+		}
+		if (p < 0)
+			v = p == -1 ? c[i].h.min_ns : p == -2 ? c[i].h.max_ns :
+			    c[i].h.sum_ns / c[i].h.count;
+		else
+			v = uhist_percentile(&c[i].h, p);
+		printf(" %*s", w, hcbs_fmt_us(v, buf, sizeof(buf)));
+	}
+	putchar('\n');
+}
+
+static void print_text(const struct hcbs_opts *o, const struct hcbs_clock *clk,
+		       const struct lat_table *t, bool total, const struct lat_drops *d)
+{
+	struct column *c = NULL;
+	size_t n = build_columns(o, t, total, &c);
+	uint64_t (*rows)[NROWS] = calloc(n ? n : 1, sizeof(*rows));
+	int w = 10, lo = NROWS, hi = -1;
+	char label[32];
+
+	if (!c || !rows) {
+		free(c);
+		free(rows);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(c[i].name) > w)
+			w = (int)strlen(c[i].name);
+	for (size_t i = 0; i < n; i++)
+		for (unsigned int s = 0; s < HCBS_NSLOTS; s++) {
+			uint64_t mid;
+			unsigned int r;
+
+			if (!c[i].h.slots[s])
+				continue;
+			mid = s < HCBS_SUB ? s : hist_slot_lower(s) / 2 + hist_slot_upper(s) / 2;
+			if (s == HCBS_NSLOTS - 1)
+				mid = hist_slot_lower(s);
+			r = us_row(mid);
+			rows[i][r] += c[i].h.slots[s];
+			if ((int)r < lo)
+				lo = (int)r;
+			if ((int)r > hi)
+				hi = (int)r;
+		}
+
+	hcbs_print_header(o, clk, total ? "wakeup-to-run latency" :
+			  "wakeup-to-run latency (interval)");
+	printf("# Time unit is microseconds (us); log2 rows\n");
+	printf("%-14s", "us");
+	for (size_t i = 0; i < n; i++)
+		printf(" %*s", w, c[i].name);
+	putchar('\n');
+	for (int r = lo; r <= hi; r++) {
+		uint64_t a = r ? 1ull << r : 0, b = (2ull << r) - 1;
+
+		snprintf(label, sizeof(label), "%llu-%llu", (unsigned long long)a,
+			 (unsigned long long)b);
+		printf("%-14s", label);
+		for (size_t i = 0; i < n; i++)
+			printf(" %*llu", w, (unsigned long long)rows[i][r]);
+		putchar('\n');
+	}
+	printf("%-14s", "count:");
+	for (size_t i = 0; i < n; i++)
+		printf(" %*llu", w, (unsigned long long)c[i].h.count);
+	putchar('\n');
+	print_stat_row("min:", c, n, w, -1);
+	print_stat_row("avg:", c, n, w, -3);
+	print_stat_row("p50:", c, n, w, 0.50);
+	print_stat_row("p90:", c, n, w, 0.90);
+	print_stat_row("p99:", c, n, w, 0.99);
+	print_stat_row("p99.9:", c, n, w, 0.999);
+	print_stat_row("max:", c, n, w, -2);
+
+	if (o->threads && t->n) {
+		char b[8][32];
+
+		printf("\n%-16s %8s %-16s %9s %9s %9s %9s %9s %9s %9s\n", "CONTAINER", "TID",
+		       "COMM", "COUNT", "MIN", "AVG", "P50", "P99", "P99.9", "MAX");
+		for (size_t i = 0; i < t->n; i++) {
+			const struct lat_entry *e = &t->e[i];
+			const struct uhist *h = total ? &e->total : &e->interval;
+
+			if (!h->count)
+				continue;
+			printf("%-16s %8u %-16s %9llu %9s %9s %9s %9s %9s %9s\n",
+			       hcbs_cgroup_name(o, e->key.cgid), e->key.tid, e->comm,
+			       (unsigned long long)h->count,
+			       hcbs_fmt_us(h->min_ns, b[0], 32),
+			       hcbs_fmt_us(h->sum_ns / h->count, b[1], 32),
+			       hcbs_fmt_us(uhist_percentile(h, 0.5), b[2], 32),
+			       hcbs_fmt_us(uhist_percentile(h, 0.99), b[3], 32),
+			       hcbs_fmt_us(uhist_percentile(h, 0.999), b[4], 32),
+			       hcbs_fmt_us(h->max_ns, b[5], 32));
+		}
+	}
+	printf("# dropped: %llu wakeups (pending map full), %llu samples (histogram map full)\n",
+	       (unsigned long long)d->pending_full, (unsigned long long)d->hists_full);
+	fflush(stdout);
+	free(rows);
+	free(c);
+}
+
+static void json_hist(struct hcbs_json *j, const struct uhist *h)
+{
+	hcbs_json_key(j, "count");
+	hcbs_json_uint(j, h->count);
+	hcbs_json_key(j, "min_ns");
+	hcbs_json_uint(j, h->min_ns);
+	hcbs_json_key(j, "avg_ns");
+	hcbs_json_uint(j, h->count ? h->sum_ns / h->count : 0);
+	hcbs_json_key(j, "p50_ns");
+	hcbs_json_uint(j, uhist_percentile(h, 0.50));
+	hcbs_json_key(j, "p90_ns");
+	hcbs_json_uint(j, uhist_percentile(h, 0.90));
+	hcbs_json_key(j, "p99_ns");
+	hcbs_json_uint(j, uhist_percentile(h, 0.99));
+	hcbs_json_key(j, "p999_ns");
+	hcbs_json_uint(j, uhist_percentile(h, 0.999));
+	hcbs_json_key(j, "max_ns");
+	hcbs_json_uint(j, h->max_ns);
+	hcbs_json_key(j, "histogram");
+	hcbs_json_array_begin(j);
+	for (unsigned int s = 0; s < HCBS_NSLOTS; s++) {
+		if (!h->slots[s])
+			continue;
+		hcbs_json_array_begin(j);
+		hcbs_json_uint(j, hist_slot_lower(s));
+		if (s == HCBS_NSLOTS - 1)
+			hcbs_json_null(j);
+		else
+			hcbs_json_uint(j, hist_slot_upper(s));
+		hcbs_json_uint(j, h->slots[s]);
+		hcbs_json_array_end(j);
+	}
+	hcbs_json_array_end(j);
+}
+
+static void print_json(const struct hcbs_opts *o, const struct hcbs_clock *clk,
+		       const struct lat_table *t, const struct lat_drops *d,
+		       const char *reason, const char *cause)
+{
+	struct hcbs_json *j = hcbs_json_new(stdout);
+	struct column *c = NULL;
+	size_t n = build_columns(o, t, true, &c);
+
+	hcbs_json_object_begin(j);
+	hcbs_json_preamble(j, o, clk, reason, cause);
+	hcbs_json_key(j, "unit");
+	hcbs_json_string(j, "ns");
+	hcbs_json_key(j, "drops");
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "pending_full");
+	hcbs_json_uint(j, d->pending_full);
+	hcbs_json_key(j, "hists_full");
+	hcbs_json_uint(j, d->hists_full);
+	hcbs_json_object_end(j);
+	hcbs_json_key(j, "containers");
+	hcbs_json_array_begin(j);
+	for (size_t i = 0; i < n; i++) {
+		hcbs_json_object_begin(j);
+		hcbs_json_key(j, "name");
+		hcbs_json_string(j, c[i].name);
+		hcbs_json_key(j, "cgroup_id");
+		hcbs_json_uint(j, c[i].cgid);
+		json_hist(j, &c[i].h);
+		hcbs_json_object_end(j);
+	}
+	hcbs_json_array_end(j);
+	hcbs_json_key(j, "threads");
+	hcbs_json_array_begin(j);
+	for (size_t i = 0; o->threads && i < t->n; i++) {
+		hcbs_json_object_begin(j);
+		hcbs_json_key(j, "tid");
+		hcbs_json_uint(j, t->e[i].key.tid);
+		hcbs_json_key(j, "comm");
+		hcbs_json_string(j, t->e[i].comm);
+		hcbs_json_key(j, "container");
+		hcbs_json_string(j, hcbs_cgroup_name(o, t->e[i].key.cgid));
+		hcbs_json_key(j, "cgroup_id");
+		hcbs_json_uint(j, t->e[i].key.cgid);
+		json_hist(j, &t->e[i].total);
+		hcbs_json_object_end(j);
+	}
+	hcbs_json_array_end(j);
+	hcbs_json_object_end(j);
+	fputc('\n', stdout);
+	hcbs_json_free(j);
+	fflush(stdout);
+	free(c);
+}
+
+int cmd_latency(int argc, char **argv)
+{
+	static const char *const btf_progs[] = { "sched_switch" };
+	struct lat_table table = {};
+	struct latency_bpf *obj = NULL;
+	struct bpf_link *links[3] = {};
+	struct bpf_program *progs[3];
+	struct hcbs_clock clk;
+	struct hcbs_opts o;
+	char cause[256] = "";
+	const char *reason = "interrupted";
+	int err, rc = EXIT_ERROR;
+	bool use_btf;
+
+	if (hcbs_parse_opts(&o, "latency", OPT_THREADS | OPT_MAX_LAT | OPT_TASK_FILTER,
+			    help, argc, argv))
+		return EXIT_ERROR;
+	if (hcbs_check_env(&o))
+		return EXIT_ERROR;
+	hcbs_setup_libbpf(&o);
+
+	obj = latency_bpf__open();
+	if (!obj) {
+		hcbs_explain_bpf_error(&o, "opening the BPF object", errno);
+		return EXIT_ERROR;
+	}
+	HCBS_SET_FILTERS(obj->rodata, &o);
+	obj->rodata->per_thread = o.threads;
+	obj->rodata->max_latency_ns = o.max_latency_ns;
+	if (o.threads)
+		bpf_map__set_max_entries(obj->maps.hists, LAT_MAX_HISTS_THREADS);
+
+	use_btf = hcbs_tp_btf_works(btf_progs[0]);
+	bpf_program__set_autoload(obj->progs.lat_wakeup, use_btf);
+	bpf_program__set_autoload(obj->progs.lat_wakeup_new, use_btf);
+	bpf_program__set_autoload(obj->progs.lat_switch, use_btf);
+	bpf_program__set_autoload(obj->progs.lat_wakeup_raw, !use_btf);
+	bpf_program__set_autoload(obj->progs.lat_wakeup_new_raw, !use_btf);
+	bpf_program__set_autoload(obj->progs.lat_switch_raw, !use_btf);
+	progs[0] = use_btf ? obj->progs.lat_wakeup : obj->progs.lat_wakeup_raw;
+	progs[1] = use_btf ? obj->progs.lat_wakeup_new : obj->progs.lat_wakeup_new_raw;
+	progs[2] = use_btf ? obj->progs.lat_switch : obj->progs.lat_switch_raw;
+
+	err = latency_bpf__load(obj);
+	if (err) {
+		hcbs_explain_bpf_error(&o, "loading the BPF programs", err);
+		goto cleanup;
+	}
+	for (int i = 0; i < 3; i++) {
+		links[i] = bpf_program__attach(progs[i]);
+		if (!links[i]) {
+			hcbs_explain_bpf_error(&o, bpf_program__name(progs[i]), errno);
+			goto cleanup;
+		}
+	}
+
+	hcbs_install_signals();
+	hcbs_clock_start(&clk, &o);
+	if (!o.quiet)
+		fprintf(stderr, "hcbstrace: latency: tracing (%s)... Ctrl-C to end\n",
+			use_btf ? "tp_btf" : "raw_tp");
+	rc = EXIT_OK;
+	while (!hcbs_exiting) {
+		usleep(100000);
+		if (obj->bss->breach.ns) {
+			const struct lat_breach *b = &obj->bss->breach;
+			char a[32], m[32];
+
+			snprintf(cause, sizeof(cause),
+				 "latency %sus > --max-latency %sus: tid %u (%.16s) in %s",
+				 hcbs_fmt_us(b->ns, a, sizeof(a)),
+				 hcbs_fmt_us(o.max_latency_ns, m, sizeof(m)), b->tid, b->comm,
+				 hcbs_cgroup_name(&o, b->cgid));
+			reason = "threshold";
+			rc = EXIT_THRESHOLD;
+			break;
+		}
+		if (hcbs_clock_tick(&clk, &o)) {
+			if (drain(bpf_map__fd(obj->maps.hists), &table))
+				break;
+			if (!o.json)
+				print_text(&o, &clk, &table, false, &obj->bss->drops);
+			for (size_t i = 0; i < table.n; i++)
+				memset(&table.e[i].interval, 0, sizeof(table.e[i].interval));
+		}
+		if (hcbs_clock_done(&clk, &o)) {
+			reason = o.count && clk.ticks >= o.count ? "count" : "duration";
+			break;
+		}
+	}
+	drain(bpf_map__fd(obj->maps.hists), &table);
+	if (o.json)
+		print_json(&o, &clk, &table, &obj->bss->drops, reason, cause[0] ? cause : NULL);
+	else
+		print_text(&o, &clk, &table, true, &obj->bss->drops);
+	if (cause[0])
+		hcbs_err(&o, "%s", cause);
+
+cleanup:
+	for (int i = 0; i < 3; i++)
+		bpf_link__destroy(links[i]);
+	latency_bpf__destroy(obj);
+	free(table.e);
+	hcbs_cgroup_names_free();
+	return rc;
+}
