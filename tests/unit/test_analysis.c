@@ -85,7 +85,7 @@ static void fp_by_hand(void)
 {
 	struct hcbs_taskset ts = ts_of("1ms 10ms\n2ms 20ms\n");
 	struct hcbs_fp_result *r = calloc(1, sizeof(*r));
-	uint64_t q;
+	uint64_t q = 0;
 
 	/*
 	 * Γ(Π = 5, Θ = 2): blackout 6.  sbf(t) = 2n + max(0, rest - 3) with
@@ -112,10 +112,13 @@ static void fp_by_hand(void)
 	 * EDF: dbf(10k) = k + 2 floor(k/2), sbf(10k) = (2k - 1)Θ; k = 2 binds:
 	 *   3Θ >= 4 -> 1334us too.
 	 */
-	tap_ok(!hcbs_min_runtime(&ts, true, HCBS_ORDER_RM, 5 * MS, US, &q) && q == 1334 * US,
-	       "FP: minimum runtime at 5ms is 1334us (got %lluns)", (unsigned long long)q);
-	tap_ok(!hcbs_min_runtime(&ts, false, HCBS_ORDER_RM, 5 * MS, US, &q) && q == 1334 * US,
-	       "EDF: minimum runtime at 5ms is 1334us (got %lluns)", (unsigned long long)q);
+	int ret = hcbs_min_runtime(&ts, true, HCBS_ORDER_RM, 5 * MS, US, &q);
+
+	tap_ok(!ret && q == 1334 * US, "FP: minimum runtime at 5ms is 1334us (got %lluns)",
+	       (unsigned long long)q);
+	ret = hcbs_min_runtime(&ts, false, HCBS_ORDER_RM, 5 * MS, US, &q);
+	tap_ok(!ret && q == 1334 * US, "EDF: minimum runtime at 5ms is 1334us (got %lluns)",
+	       (unsigned long long)q);
 	hcbs_taskset_free(&ts);
 
 	/*

@@ -196,6 +196,19 @@ else
 	n=$((n + 1)); echo "ok $n - # SKIP not root or no setpriv"
 fi
 
+# --- containers through liblxc (an empty lxcpath on the host) -------------------
+mkdir -p "$T/lxc"
+run 0 H -P "$T/lxc" list && grep -q '^NAME ' "$T/out"
+ok $? "list on an empty lxcpath"
+run 0 H -P "$T/lxc" --json list && valid_json && grep -q '"containers": \[\]' "$T/out"
+ok $? "list --json validates"
+run 3 H -P "$T/lxc" get nosuch && one_line_err && grep -q "no container 'nosuch'" "$T/err"
+ok $? "get of an unknown container: exit 3: $(cat "$T/err")"
+run 3 H -P "$T/lxc" set nosuch 8ms/18ms && one_line_err
+ok $? "set of an unknown container: exit 3"
+run 1 H --cgroup "$CG" list && one_line_err
+ok $? "list with --cgroup: exit 1"
+
 # --- free ----------------------------------------------------------------------
 run 0 H --cgroup "$CG" free && grep -q 'reserved:     1.244 per CPU by 3 top-level group' "$T/out"
 ok $? "free: 0.444 (c1) + 0.3 + 0.5 reserved at the top level, kid not counted"
