@@ -23,7 +23,8 @@ enum hcbs_rt_abi {
 	HCBS_ABI_NONE = 0,	/* no RT bandwidth files at all */
 	HCBS_ABI_RT_MAX,	/* cpu.rt.max "RUNTIME PERIOD" (atomic) */
 	HCBS_ABI_TWO_FILES,	/* cpu.rt_runtime_us + cpu.rt_period_us */
-	HCBS_ABI_LEGACY,	/* two files but no cpu.rt.stat: stock RT_GROUP_SCHED */
+	HCBS_ABI_LEGACY,	/* two files, no cpu.rt.stat, no HCBS tracepoints:
+				 * the stock RT_GROUP_SCHED */
 };
 
 const char *hcbs_rt_abi_name(enum hcbs_rt_abi abi);

@@ -50,12 +50,32 @@ static bool has_file(const char *dir, const char *name)
 	return join(p, sizeof(p), dir, name) && access(p, F_OK) == 0;
 }
 
+/*
+ * The stock RT_GROUP_SCHED and HCBS both have cpu.rt_runtime_us and
+ * cpu.rt_period_us (on cgroup v1).  HCBS is recognised by cpu.rt.stat
+ * next to them, or, where it shows only the two files, by its
+ * sched_hcbs_server_* tracepoints.
+ */
+static bool hcbs_tracepoints(void)
+{
+	static const char *const dirs[] = {
+		"/sys/kernel/tracing/events/sched",
+		"/sys/kernel/debug/tracing/events/sched",
+	};
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (has_file(dirs[i], "sched_hcbs_server_start"))
+			return true;
+	return false;
+}
+
 enum hcbs_rt_abi hcbs_rt_detect(const char *dir)
 {
 	if (has_file(dir, "cpu.rt.max"))
 		return HCBS_ABI_RT_MAX;
 	if (has_file(dir, "cpu.rt_runtime_us") && has_file(dir, "cpu.rt_period_us"))
-		return has_file(dir, "cpu.rt.stat") ? HCBS_ABI_TWO_FILES : HCBS_ABI_LEGACY;
+		return has_file(dir, "cpu.rt.stat") || hcbs_tracepoints() ?
+		       HCBS_ABI_TWO_FILES : HCBS_ABI_LEGACY;
 	return HCBS_ABI_NONE;
 }
 
