@@ -215,6 +215,16 @@ ok $? "free: 0.444 (c1) + 0.3 + 0.5 reserved at the top level, kid not counted"
 run 0 H --json --cgroup "$CG" free && valid_json && grep -q '"reserved_groups": 3' "$T/out" &&
 	grep -q '"fair_server_assumed": false' "$T/out"
 ok $? "free --json validates"
+# A cpuset partition makes CPU 0 its own root domain (fake files).
+mkdir -p "$CG/part"; : >"$CG/part/cgroup.procs"
+echo root >"$CG/part/cpuset.cpus.partition"; echo 0 >"$CG/part/cpuset.cpus.effective"
+mkdir -p "$CG/badpart"; : >"$CG/badpart/cgroup.procs"
+echo "root invalid (cpu list)" >"$CG/badpart/cpuset.cpus.partition"; echo 1 >"$CG/badpart/cpuset.cpus.effective"
+run 0 H --cgroup "$CG" free && grep -q "^root domain 0 (root partition $CG/part): -0.344 CPU free" "$T/out"
+ok $? "free: a valid cpuset partition is its own root domain, an invalid one is not"
+run 0 H --json --cgroup "$CG" free && valid_json && grep -q '"kind": "root"' "$T/out"
+ok $? "free --json with root domains validates"
+rm -r "$CG/part" "$CG/badpart"
 run 4 H --cgroup "$CG/nocpu" free && one_line_err
 ok $? "free without HCBS: exit 4"
 

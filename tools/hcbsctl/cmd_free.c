@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hcbsctl.h"
 
@@ -42,6 +43,83 @@ static bool has_hcbs(const char *root)
 	}
 	closedir(d);
 	return found;
+}
+
+/*
+ * Root domains: SCHED_DEADLINE admission (and so HCBS admission) is per
+ * root domain.  cgroup v2 cpuset partitions ("root", "isolated") split the
+ * CPUs off the default domain; the innermost valid partition owns a CPU.
+ */
+struct partition {
+	char path[PATH_MAX];
+	char kind[16];
+	int depth;
+};
+
+struct domains {
+	struct partition *p;
+	int n, cap;
+	int owner[MAX_CPUS];	/* partition index, -1: default domain */
+	int owner_depth[MAX_CPUS];
+};
+
+static void scan_partitions(const char *dir, int depth, struct domains *d)
+{
+	char f[PATH_MAX], *text = NULL;
+	struct dirent *e;
+	DIR *dd;
+
+	if (depth > 0 && (size_t)snprintf(f, sizeof(f), "%s/cpuset.cpus.partition", dir) < sizeof(f) &&
+	    !hcbs_read_text(f, &text, NULL, 0)) {
+		bool valid = !strstr(text, "invalid");
+		char kind[16] = "";
+
+		sscanf(text, "%15s", kind);
+		free(text);
+		text = NULL;
+		if (valid && (!strcmp(kind, "root") || !strcmp(kind, "isolated")) &&
+		    (size_t)snprintf(f, sizeof(f), "%s/cpuset.cpus.effective", dir) < sizeof(f) &&
+		    !hcbs_read_text(f, &text, NULL, 0)) {
+			static int cpus[MAX_CPUS];
+			int n = hcbs_parse_cpulist(text, cpus, MAX_CPUS);
+
+			if (n > 0 && d->n < 256) {
+				if (d->n == d->cap) {
+					struct partition *np = realloc(d->p, sizeof(*np) * (size_t)(d->cap + 8));
+
+					if (!np)
+						goto out;
+					d->p = np;
+					d->cap += 8;
+				}
+				snprintf(d->p[d->n].path, sizeof(d->p[d->n].path), "%s", dir);
+				snprintf(d->p[d->n].kind, sizeof(d->p[d->n].kind), "%s", kind);
+				d->p[d->n].depth = depth;
+				for (int i = 0; i < n && i < MAX_CPUS; i++) {
+					if (cpus[i] < MAX_CPUS && depth > d->owner_depth[cpus[i]]) {
+						d->owner[cpus[i]] = d->n;
+						d->owner_depth[cpus[i]] = depth;
+					}
+				}
+				d->n++;
+			}
+		}
+	}
+out:
+	free(text);
+	if (depth > 32 || !(dd = opendir(dir)))
+		return;
+	while ((e = readdir(dd))) {
+		char sub[PATH_MAX];
+		struct stat st;
+
+		if (e->d_name[0] == '.' ||
+		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= sizeof(sub) ||
+		    stat(sub, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		scan_partitions(sub, depth + 1, d);
+	}
+	closedir(dd);
 }
 
 static void cpu_list(const int *cpus, int n, char *buf, size_t len)
@@ -104,11 +182,38 @@ int cmd_free(struct opts *o)
 	}
 	cpu_list(cpus, ncpu, list, sizeof(list));
 
+	/* Domain -1 is the default one; then the partitions. */
+	static struct domains dom;
+	static int members[MAX_CPUS];
+	static double dfree[257];
+	static char dlist[257][256];
+	int ndom;
+
+	memset(&dom, 0, sizeof(dom));
+	for (int c = 0; c < MAX_CPUS; c++)
+		dom.owner[c] = -1;
+	scan_partitions(root, 0, &dom);
+	ndom = dom.n + 1;
+	for (int k = -1; k < dom.n; k++) {
+		int m = 0;
+
+		dfree[k + 1] = 0;
+		for (int i = 0; i < ncpu; i++) {
+			if (cpus[i] >= MAX_CPUS || dom.owner[cpus[i]] != k)
+				continue;
+			members[m++] = cpus[i];
+			dfree[k + 1] += g.ratio - fair[i] - reserved;
+		}
+		cpu_list(members, m, dlist[k + 1], sizeof(dlist[k + 1]));
+	}
+
 	if (o->json) {
 		struct hcbs_json *j = hcbs_json_new(stdout);
 
-		if (!j)
+		if (!j) {
+			free(dom.p);
 			return HCBS_EXIT_SYSTEM;
+		}
 		hcbs_json_object_begin(j);
 		json_header(j, "free");
 		hcbs_json_key(j, "cgroup_root");
@@ -151,14 +256,23 @@ int cmd_free(struct opts *o)
 		hcbs_json_array_end(j);
 		hcbs_json_key(j, "root_domains");
 		hcbs_json_array_begin(j);
-		hcbs_json_object_begin(j);
-		hcbs_json_key(j, "cpus");
-		hcbs_json_string(j, list);
-		hcbs_json_key(j, "free");
-		hcbs_json_double(j, total);
-		hcbs_json_object_end(j);
+		for (int k = 0; k < ndom; k++) {
+			if (!dlist[k][0])
+				continue;
+			hcbs_json_object_begin(j);
+			hcbs_json_key(j, "cpus");
+			hcbs_json_string(j, dlist[k]);
+			hcbs_json_key(j, "partition");
+			hcbs_json_string(j, k ? dom.p[k - 1].path : NULL);
+			hcbs_json_key(j, "kind");
+			hcbs_json_string(j, k ? dom.p[k - 1].kind : "default");
+			hcbs_json_key(j, "free");
+			hcbs_json_double(j, dfree[k]);
+			hcbs_json_object_end(j);
+		}
 		hcbs_json_array_end(j);
 		hcbs_json_object_end(j);
+		free(dom.p);
 		return hcbs_json_free(j) ? HCBS_EXIT_SYSTEM : HCBS_EXIT_OK;
 	}
 
@@ -171,11 +285,23 @@ int cmd_free(struct opts *o)
 	for (int i = 0; i < ncpu; i++)
 		printf("%-5d %-7.3f %-7.3f %-9.3f %.3f\n", cpus[i], g.ratio, fair[i],
 		       reserved, g.ratio - fair[i] - reserved);
-	printf("\nroot domain %s: %.3f CPU free in total\n", list, total);
+	printf("\n");
+	for (int k = 0; k < ndom; k++) {
+		if (!dlist[k][0])
+			continue;
+		if (k)
+			printf("root domain %s (%s partition %s): %.3f CPU free in total\n",
+			       dlist[k], dom.p[k - 1].kind, dom.p[k - 1].path, dfree[k]);
+		else
+			printf("root domain %s%s: %.3f CPU free in total\n", dlist[k],
+			       ndom > 1 ? " (default)" : "", dfree[k]);
+	}
+	if (ndom > 1)
+		printf("all CPUs %s: %.3f CPU free in total\n", list, total);
 	printf("\nA new top-level reservation Q/P fits if Q/P <= the smallest FREE above.\n");
 	if (assumed)
 		printf("note: fair server bandwidth assumed 50ms/1s (no /sys/kernel/debug/sched/fair_server).\n");
 	printf("note: SCHED_DEADLINE tasks take from the same pool and are not counted here: these are upper bounds.\n");
-	printf("note: one root domain is assumed (cpuset partitions are not taken into account).\n");
+	free(dom.p);
 	return HCBS_EXIT_OK;
 }

@@ -184,6 +184,12 @@ int hcbs_reserve(const char *dir, const struct hcbs_rt *to,
 		 const char *sysctl_dir, const char *fs_dir,
 		 char *err, size_t errlen, char *warn, size_t warnlen);
 
+/*
+ * Parse a CPU list ("0-3,6\n") into @cpus (at most @max stored; may be
+ * NULL).  Returns how many CPUs it names, or -EINVAL.
+ */
+int hcbs_parse_cpulist(const char *s, int *cpus, int max);
+
 /* Online CPUs (from /sys/devices/system/cpu/online); @cpus may be NULL. */
 int hcbs_online_cpus(int *cpus, int max);
 

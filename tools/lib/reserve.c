@@ -15,35 +15,52 @@
 #include "hcbs.h"
 #include "hcbs-rt.h"
 
-int hcbs_online_cpus(int *cpus, int max)
+int hcbs_parse_cpulist(const char *s, int *cpus, int max)
 {
-	char *text = NULL, *p;
+	const char *p = s;
 	int n = 0;
 
-	if (hcbs_read_text("/sys/devices/system/cpu/online", &text, NULL, 0)) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-
-		for (int i = 0; i < c; i++) {
-			if (cpus && n < max)
-				cpus[n] = i;
-			n++;
-		}
-		return n;
-	}
-	for (p = text; *p && *p != '\n';) {
+	while (*p && *p != '\n') {
 		char *end;
 		long a = strtol(p, &end, 10), b = a;
 
-		if (end == p)
-			break;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
+		if (end == p || a < 0)
+			return -EINVAL;
+		if (*end == '-') {
+			const char *q = end + 1;
+
+			b = strtol(q, &end, 10);
+			if (end == q || b < a)
+				return -EINVAL;
+		}
 		for (long i = a; i <= b; i++) {
 			if (cpus && n < max)
 				cpus[n] = (int)i;
 			n++;
 		}
-		p = *end == ',' ? end + 1 : end;
+		if (*end == ',')
+			end++;
+		else if (*end && *end != '\n')
+			return -EINVAL;
+		p = end;
+	}
+	return n;
+}
+
+int hcbs_online_cpus(int *cpus, int max)
+{
+	char *text = NULL;
+	int n;
+
+	if (hcbs_read_text("/sys/devices/system/cpu/online", &text, NULL, 0) ||
+	    (n = hcbs_parse_cpulist(text, cpus, max)) <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		free(text);
+		for (n = 0; n < c; n++)
+			if (cpus && n < max)
+				cpus[n] = n;
+		return n;
 	}
 	free(text);
 	return n;

@@ -37,11 +37,6 @@ struct task_struct___o {
 	volatile long state;
 } __attribute__((preserve_access_index));
 
-/* Before 6.1 cgroups stored ancestor ids, not pointers. */
-struct cgroup___o {
-	__u64 ancestor_ids[0];
-} __attribute__((preserve_access_index));
-
 static __always_inline long task_state(struct task_struct *p)
 {
 	if (bpf_core_field_exists(p->__state))
@@ -72,24 +67,20 @@ static __always_inline __u64 cgroup_id(struct cgroup *cg)
 	return BPF_CORE_READ(cg, kn, id);
 }
 
-/* The id of @cg's ancestor at @level (0 = root); @level <= cg->level. */
+/*
+ * The id of @cg's ancestor at @level (0 = root); @level <= cg->level.
+ * cgroup::ancestors[] holds pointers since 6.1 (ids before: not supported).
+ */
 static __always_inline __u64 cgroup_ancestor_id(struct cgroup *cg, int level)
 {
 	struct cgroup *anc = NULL;
-	__u64 id = 0;
 
 	if (level < 0 || level > 255)
 		return 0;
-	if (bpf_core_field_exists(cg->ancestors)) {
-		bpf_probe_read_kernel(&anc, sizeof(anc),
-				      (void *)cg + bpf_core_field_offset(struct cgroup, ancestors) +
-				      level * sizeof(anc));
-		return cgroup_id(anc);
-	}
-	bpf_probe_read_kernel(&id, sizeof(id),
-			      (void *)cg + bpf_core_field_offset(struct cgroup___o, ancestor_ids) +
-			      level * sizeof(id));
-	return id;
+	bpf_probe_read_kernel(&anc, sizeof(anc),
+			      (void *)cg + bpf_core_field_offset(struct cgroup, ancestors) +
+			      level * sizeof(anc));
+	return cgroup_id(anc);
 }
 
 static __always_inline bool comm_matches(struct task_struct *p)
