@@ -114,8 +114,9 @@ int hcbs_container_cgroup(const char *name, const char *lxcpath, char *path,
 		lxc_container_put(c);
 		return ret;
 	}
+	/* liblxc 5 answers "(null)" for an unset key. */
 	if (c->get_config_item(c, "lxc.cgroup.dir.container.inner", inner,
-			       sizeof(inner)) > 0 && inner[0])
+			       sizeof(inner)) > 0 && inner[0] && strcmp(inner, "(null)"))
 		strip_components(path, count_components(inner));
 	if (*version == 2) {
 		int n = c->get_cgroup_item(c, "cgroup.stat", stat, sizeof(stat));
