@@ -123,11 +123,13 @@ struct answer {
 	uint64_t best_fp_p, best_fp_q, best_edf_p, best_edf_q;
 };
 
-static void print_json(const char *file, const struct analysis *a,
-		       const struct answer *r)
+static int print_json(const char *file, const struct analysis *a,
+		      const struct answer *r)
 {
 	struct hcbs_json *j = hcbs_json_new(stdout);
 
+	if (!j)
+		return -ENOMEM;
 	hcbs_json_object_begin(j);
 	json_header(j, "analyze");
 	hcbs_json_key(j, "taskset");
@@ -270,7 +272,7 @@ static void print_json(const char *file, const struct analysis *a,
 		hcbs_json_null(j);
 	}
 	hcbs_json_object_end(j);
-	hcbs_json_free(j);
+	return hcbs_json_free(j);
 }
 
 static void print_text(const char *file, const struct analysis *a,
@@ -487,16 +489,18 @@ int cmd_analyze(struct opts *o)
 		}
 	}
 
-	if (o->json)
-		print_json(file, &a, &r);
-	else
+	ret = HCBS_EXIT_OK;
+	if (o->json) {
+		if (print_json(file, &a, &r))
+			ret = HCBS_EXIT_SYSTEM;
+	} else {
 		print_text(file, &a, &r);
+	}
 
 	/* What decides the exit status: fixed priorities, what Linux runs. */
-	ret = HCBS_EXIT_OK;
-	if ((r.have_res && !r.fp->schedulable) ||
+	if (ret == HCBS_EXIT_OK && ((r.have_res && !r.fp->schedulable) ||
 	    (!r.have_res && r.period && !r.fp_min_ok) ||
-	    (r.range && !r.best_fp_ok))
+	    (r.range && !r.best_fp_ok)))
 		ret = HCBS_EXIT_UNSCHED;
 	free(r.fp);
 	hcbs_taskset_free(&a.ts);

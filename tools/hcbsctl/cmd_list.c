@@ -48,7 +48,7 @@ int cmd_list(struct opts *o)
 	struct lxc_container **cs = NULL;
 	char **names = NULL;
 	struct row *rows;
-	int n, ncpus = hcbs_online_cpus(NULL, 0);
+	int n, ncpus = hcbs_online_cpus(NULL, 0), ret = HCBS_EXIT_OK;
 
 	if (o->cgroup) {
 		die_line(o, NULL, "--cgroup does not apply to list (it lists containers)");
@@ -61,7 +61,7 @@ int cmd_list(struct opts *o)
 	}
 	rows = calloc((size_t)n + 1, sizeof(*rows));
 	if (!rows) {
-		n = -1;
+		ret = HCBS_EXIT_SYSTEM;
 		goto out;
 	}
 	for (int i = 0; i < n; i++) {
@@ -72,7 +72,7 @@ int cmd_list(struct opts *o)
 		struct hcbs_json *j = hcbs_json_new(stdout);
 
 		if (!j) {
-			n = -1;
+			ret = HCBS_EXIT_SYSTEM;
 			goto out;
 		}
 		hcbs_json_object_begin(j);
@@ -105,7 +105,7 @@ int cmd_list(struct opts *o)
 		hcbs_json_array_end(j);
 		hcbs_json_object_end(j);
 		if (hcbs_json_free(j))
-			n = -1;
+			ret = HCBS_EXIT_SYSTEM;
 	} else {
 		printf("%-20s %-8s %-16s %-8s %-12s %s\n", "NAME", "STATE", "RESERVATION",
 		       "BW/CPU", "USAGE(us)", "THROTTLED");
@@ -130,14 +130,14 @@ int cmd_list(struct opts *o)
 		}
 	}
 out:
-	for (int i = 0; i < (n < 0 ? 0 : n); i++) {
+	for (int i = 0; i < n; i++) {
 		free(names[i]);
 		lxc_container_put(cs[i]);
 	}
 	free(names);
 	free(cs);
 	free(rows);
-	return n < 0 ? HCBS_EXIT_SYSTEM : HCBS_EXIT_OK;
+	return ret;
 }
 
 #else
