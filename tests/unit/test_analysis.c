@@ -89,20 +89,26 @@ static void fp_by_hand(void)
 
 	/*
 	 * Γ(Π = 5, Θ = 2): blackout 6.  sbf(t) = 2n + max(0, rest - 3) with
-	 * n = (t - 3) div 5, rest = t - 3 - 5n.
-	 * τ1 (RM: highest): only point D = 10: rbf = 1, sbf(10) = 2 (n = 1,
-	 *   rest = 2) -> ok at t* = 10, slack 1.
-	 * τ2: points 10 and 20.  rbf(10) = 2 + 1 = 3 > sbf(10) = 2;
-	 *   rbf(20) = 2 + 2*1 = 4 <= sbf(20) = 6 (n = 3, rest = 2) -> ok at 20.
-	 * Binding task: τ1 (slack 1 < 2).
+	 * n = (t - 3) div 5, rest = t - 3 - 5n; its inverse for a demand d is
+	 * t = 6 + 5(k - 1) + r with k = ceil(d / 2), r = d - 2(k - 1).
+	 * τ1 (RM: highest): demand 1 -> k = 1, r = 1 -> t = 7; rbf1(7) = 1:
+	 *   R1 = 7, sbf(7) = 1 (n = 0, rest = 4).  Laxity 10 - 7 = 3.
+	 * τ2: rbf2(0+) = 2 + 1 = 3 -> k = 2, r = 1 -> t = 12;
+	 *   rbf2(12) = 2 + ceil(12/10) = 4 -> k = 2, r = 2 -> t = 13;
+	 *   rbf2(13) = 4: R2 = 13, sbf(13) = 4 (n = 2, rest 0).  Laxity 7.
+	 * Tightest (least laxity): τ1.
 	 */
 	hcbs_fp_test(&ts, HCBS_ORDER_RM, 2 * MS, 5 * MS, r);
 	tap_ok(r->schedulable, "FP: {(1,10),(2,20)} in Γ(5ms, 2ms) is schedulable");
-	tap_ok(r->task[0].at.t == 10 * MS && r->task[0].at.supply == 2 * MS &&
-	       r->task[0].at.demand == 1 * MS, "FP: τ1 fits at t*=10ms: supply 2ms, demand 1ms");
-	tap_ok(r->task[1].at.t == 20 * MS && r->task[1].at.supply == 6 * MS &&
-	       r->task[1].at.demand == 4 * MS, "FP: τ2 fits at t*=20ms: supply 6ms, demand 4ms");
-	tap_ok(r->binding == 0, "FP: binding task is τ1 (least slack)");
+	tap_ok(r->task[0].at.t == 7 * MS && r->task[0].at.supply == 1 * MS &&
+	       r->task[0].at.demand == 1 * MS, "FP: τ1's response-time bound is 7ms (supply = demand = 1ms)");
+	tap_ok(r->task[1].at.t == 13 * MS && r->task[1].at.supply == 4 * MS &&
+	       r->task[1].at.demand == 4 * MS, "FP: τ2's response-time bound is 13ms (supply = demand = 4ms)");
+	tap_ok(r->binding == 0, "FP: the tightest task is τ1 (laxity 3ms < 7ms)");
+	tap_ok(hcbs_sbf_inverse(2 * MS, 5 * MS, 4 * MS) == 13 * MS &&
+	       hcbs_sbf(2 * MS, 5 * MS, 13 * MS) == 4 * MS &&
+	       hcbs_sbf(2 * MS, 5 * MS, 13 * MS - 1) < 4 * MS,
+	       "sbf^-1(4ms) = 13ms, the least t with sbf(t) >= 4ms");
 
 	/*
 	 * Minimum Θ at Π = 5: with B = 5 - Θ and Θ < 2.5,
@@ -191,25 +197,30 @@ static void paper(void)
 
 	tap_ok(ts.n == 5 && hcbs_default_order(&ts) == HCBS_ORDER_RM, "paper: 5 tasks, RM");
 	/*
-	 * (Q, P) = (8, 18): schedulable.  τ5 binds at t* = 208:
-	 * sbf(208) = 8 * 11 (n = (208 - 10) div 18 = 11, rest 0) = 88;
-	 * rbf5(208) = 20.271 + 7 * 4.879 + 6 * 0.561 + 2 * 10.427
-	 *           + 2 * 4.408 = 87.460.
+	 * (Q, P) = (8, 18): blackout 20; sbf^-1(d) = 20 + 18(k - 1) + r,
+	 * k = ceil(d / 8), r = d - 8(k - 1).
+	 * τ1: d = 4.879 -> R1 = 24.879 (laxity 5.121).
+	 * τ5: rbf5(0+) = 40.546 -> t = 20 + 90 + 0.546 = 110.546;
+	 *   rbf5 = 20.271 + 4*4.879 + 4*0.561 + 2*10.427 + 2*4.408 = 71.701
+	 *   -> t = 20 + 144 + 7.701 = 171.701; rbf5 = 20.271 + 6*4.879
+	 *   + 5*0.561 + 20.854 + 8.816 = 82.020 -> t = 20 + 180 + 2.020 =
+	 *   202.020; rbf5 = 20.271 + 7*4.879 + 6*0.561 + 20.854 + 8.816 =
+	 *   87.460 -> t = 207.460; rbf5(207.46) = 87.460: R5 = 207.46.
+	 * Laxities: τ1 5.121, τ2 10.56 (R2 = 25.44), τ3 27.25, τ4 27.85,
+	 * τ5 42.54: the tightest is τ1.
 	 */
 	hcbs_fp_test(&ts, HCBS_ORDER_RM, 8 * MS, 18 * MS, r);
 	tap_ok(r->schedulable, "paper: schedulable in (8ms, 18ms) under RM (as the paper says)");
-	tap_ok(r->binding == 4 && r->task[4].at.t == 208 * MS &&
-	       r->task[4].at.supply == 88 * MS && r->task[4].at.demand == 87460 * US,
-	       "paper: binding τ5 at t*=208ms: sbf 88ms >= rbf 87.46ms");
-	/*
-	 * τ1 at (8, 18): t* = D = 30: sbf(30) = 8 (n = 1, rest 2 < 10).
-	 */
-	tap_ok(r->task[0].at.t == 30 * MS && r->task[0].at.supply == 8 * MS,
-	       "paper: τ1 at t*=30ms gets sbf 8ms");
+	tap_ok(r->task[4].at.t == 207460 * US && r->task[4].at.supply == 87460 * US &&
+	       r->task[4].at.demand == 87460 * US,
+	       "paper: τ5's response-time bound is 207.46ms (supply = rbf = 87.46ms)");
+	tap_ok(r->task[0].at.t == 24879 * US && r->task[1].at.t == 25440 * US && r->binding == 0,
+	       "paper: R1 = 24.879ms, R2 = 25.44ms, tightest τ1");
 	/* (16, 36) and (32, 72): blackouts of 40 and 80 > D1 = 30: sbf(30) = 0. */
 	hcbs_fp_test(&ts, HCBS_ORDER_RM, 16 * MS, 36 * MS, r);
-	tap_ok(!r->schedulable && r->binding == 0 && r->task[0].at.supply == 0,
-	       "paper: (16ms, 36ms) not guaranteed: τ1 sees no supply by 30ms");
+	tap_ok(!r->schedulable && r->binding == 0 && r->task[0].at.t == 30 * MS &&
+	       r->task[0].at.supply == 0,
+	       "paper: (16ms, 36ms) not guaranteed: τ1 sees no supply by its deadline 30ms");
 	hcbs_fp_test(&ts, HCBS_ORDER_RM, 32 * MS, 72 * MS, r);
 	tap_ok(!r->schedulable, "paper: (32ms, 72ms) not guaranteed");
 	hcbs_edf_test(&ts, 16 * MS, 36 * MS, &e);
@@ -240,6 +251,64 @@ static void paper(void)
 	       "paper: EDF minimum (%lluus) is tight, >= U*P = 7200us and <= FP's",
 	       (unsigned long long)(qe / US));
 	hcbs_taskset_free(&ts);
+	free(r);
+}
+
+/*
+ * Reference for the FP test: the scheduling-points form, task i fits iff
+ * rbf_i(t) <= sbf(t) at some t in {k T_j < D_i : j interferes} ∪ {D_i}.
+ */
+static bool fp_ref(const struct hcbs_taskset *ts, int i, uint64_t q, uint64_t p, uint64_t *first)
+{
+	uint64_t d = ts->t[i].deadline, best = UINT64_MAX;
+
+	if (hcbs_rbf(ts, HCBS_ORDER_RM, i, d) <= hcbs_sbf(q, p, d))
+		best = d;
+	for (int j = 0; j < ts->n; j++) {
+		if (j == i || ts->t[j].period > ts->t[i].period)
+			continue;
+		for (uint64_t t = ts->t[j].period; t < d; t += ts->t[j].period)
+			if (t < best && hcbs_rbf(ts, HCBS_ORDER_RM, i, t) <= hcbs_sbf(q, p, t))
+				best = t;
+	}
+	*first = best;
+	return best != UINT64_MAX;
+}
+
+static void fp_against_reference(void)
+{
+	struct hcbs_fp_result *r = calloc(1, sizeof(*r));
+	struct hcbs_taskset ts = { calloc(8, sizeof(struct hcbs_task)), 0, false, false };
+	uint64_t s = 4242;
+	int bad = 0, sched = 0, cases = 0;
+
+	for (int it = 0; it < 3000; it++) {
+		ts.n = 1 + it % 6;
+		for (int i = 0; i < ts.n; i++) {
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			ts.t[i].period = (1 + (s >> 33) % 50) * MS;
+			ts.t[i].wcet = 1 + (s >> 13) % (ts.t[i].period / 4);
+			ts.t[i].deadline = ts.t[i].period - (s >> 7) % (ts.t[i].period / 2);
+		}
+		uint64_t p = (1 + (s >> 40) % 20) * MS, q = (s >> 3) % (p + 1);
+
+		hcbs_fp_test(&ts, HCBS_ORDER_RM, q, p, r);
+		for (int i = 0; i < ts.n; i++) {
+			uint64_t first;
+			bool ok = fp_ref(&ts, i, q, p, &first);
+
+			cases++;
+			sched += ok;
+			/* same verdict; R is at most the first fitting point */
+			if (ok != r->task[i].schedulable || (ok && r->task[i].at.t > first) ||
+			    (ok && r->task[i].at.demand > r->task[i].at.supply))
+				bad++;
+		}
+	}
+	tap_diag("FP reference: %d task checks, %d schedulable", cases, sched);
+	tap_ok(!bad && sched > 100 && sched < cases,
+	       "FP response-time iteration agrees with the scheduling-points test on random sets");
+	free(ts.t);
 	free(r);
 }
 
@@ -352,6 +421,7 @@ int main(void)
 	sbf_by_hand();
 	fp_by_hand();
 	paper();
+	fp_against_reference();
 	order();
 	parser();
 	return tap_done();

@@ -238,8 +238,9 @@ cat >"$T/paper.ts" <<EOF
 20271us 250ms
 EOF
 run 0 H analyze "$T/paper.ts" --reservation 8ms/18ms && grep -q 'rate monotonic, as SCHED_FIFO): SCHEDULABLE' "$T/out" &&
-	grep -q 'binding: task 5: by t\* = 208ms the reservation supplies at least 88ms' "$T/out"
-ok $? "analyze: paper set in 8ms/18ms is schedulable, binding point t*=208ms"
+	grep -q 'tightest: task 1: by t\* = 24879us (deadline 30ms) the reservation supplies at least 4879us' "$T/out" &&
+	grep -qE '^  5 +20271us +250ms +250ms +- +yes +207460us +87460us +87460us' "$T/out"
+ok $? "analyze: paper set in 8ms/18ms is schedulable; R1 = 24.879ms, R5 = 207.46ms"
 run 6 H analyze "$T/paper.ts" --reservation 16ms/36ms && grep -q 'NOT schedulable' "$T/out"
 ok $? "analyze: 16ms/36ms is not guaranteed: exit 6"
 run 0 H --json analyze "$T/paper.ts" --reservation 8ms/18ms && valid_json &&
@@ -247,8 +248,9 @@ run 0 H --json analyze "$T/paper.ts" --reservation 8ms/18ms && valid_json &&
 import json,sys; d=json.load(open(sys.argv[1]))
 assert d["schema"]=="hcbsctl/1" and d["fp"]["schedulable"] and d["edf"]["schedulable"]
 assert d["fp"]["min_runtime_ns"]%1000==0 and d["fp"]["min_runtime_ns"]<=8000000
-assert d["fp"]["check"]=={"t_ns":208000000,"supply_ns":88000000,"demand_ns":87460000}' "$T/out"
-ok $? "analyze --json: schema-valid, fp/edf schedulable, min_runtime_ns, binding check"
+assert d["fp"]["check"]=={"t_ns":24879000,"supply_ns":4879000,"demand_ns":4879000}
+assert d["fp"]["tasks"][4]["check"]["t_ns"]==207460000' "$T/out"
+ok $? "analyze --json: schema-valid, fp/edf schedulable, min_runtime_ns, the checks"
 run 0 H --json analyze "$T/paper.ts" --period 2ms..20ms --step 2ms && valid_json
 ok $? "analyze --json with a period range validates"
 run 0 H analyze "$T/paper.ts" --period 18ms && grep -q 'fixed priorities: 7955us' "$T/out"

@@ -297,6 +297,7 @@ static void print_text(const char *file, const struct analysis *a,
 		       r->fp->schedulable ? "SCHEDULABLE" : "NOT schedulable");
 		printf("  %-4s %-10s %-10s %-10s %-5s %-4s %-10s %-10s %s\n", "TASK", "WCET",
 		       "PERIOD", "DEADLINE", "PRIO", "OK", "t*", "sbf(t*)", "demand(t*)");
+		printf("  (t* = the response-time bound R, the first t at which the guaranteed supply covers the task and its interference; for a failing task, its deadline)\n");
 		for (int i = 0; i < a->ts.n; i++) {
 			const struct hcbs_task *t = &a->ts.t[i];
 			const struct hcbs_fp_task *ft = &r->fp->task[i];
@@ -314,11 +315,12 @@ static void print_text(const char *file, const struct analysis *a,
 			const struct hcbs_point *pt = &r->fp->task[r->fp->binding].at;
 
 			if (r->fp->schedulable)
-				printf("  binding: task %d: by t* = %s the reservation supplies at least %s, and the task with the interference of higher (and equal) priority tasks needs %s\n",
+				printf("  tightest: task %d: by t* = %s (deadline %s) the reservation supplies at least %s, which covers the %s the task needs with the interference of higher (and equal) priority tasks\n",
 				       r->fp->binding + 1, dur(pt->t, b1, sizeof(b1)),
+				       dur(a->ts.t[r->fp->binding].deadline, b4, sizeof(b4)),
 				       dur(pt->supply, b2, sizeof(b2)), dur(pt->demand, b3, sizeof(b3)));
 			else
-				printf("  fails: task %d: at no t up to its deadline does the supply cover the demand; closest at t = %s: supply %s < demand %s\n",
+				printf("  fails: task %d: at no t up to its deadline does the supply cover the demand; at its deadline %s: supply %s < demand %s\n",
 				       r->fp->binding + 1, dur(pt->t, b1, sizeof(b1)),
 				       dur(pt->supply, b2, sizeof(b2)), dur(pt->demand, b3, sizeof(b3)));
 		}

@@ -59,6 +59,9 @@ double hcbs_utilization(const struct hcbs_taskset *ts);
 /* Supply bound function of Γ(Π = @period, Θ = @runtime), Shin & Lee. */
 uint64_t hcbs_sbf(uint64_t runtime, uint64_t period, uint64_t t);
 
+/* The least t with sbf(t) >= @demand (UINT64_MAX if never). */
+uint64_t hcbs_sbf_inverse(uint64_t runtime, uint64_t period, uint64_t demand);
+
 /* Demand of task @i and its interferers in [0, t] under FP (request bound). */
 uint64_t hcbs_rbf(const struct hcbs_taskset *ts, enum hcbs_prio_order o,
 		  int i, uint64_t t);
@@ -73,12 +76,16 @@ struct hcbs_point {
 
 struct hcbs_fp_task {
 	bool schedulable;
-	struct hcbs_point at;	/* first t <= D with demand <= supply, or the closest miss */
+	/*
+	 * Schedulable: at the response-time bound R (the least t with
+	 * demand <= supply).  Not: at the deadline, where supply < demand.
+	 */
+	struct hcbs_point at;
 };
 
 struct hcbs_fp_result {
 	bool schedulable;
-	int binding;		/* task with the least slack (or first to fail) */
+	int binding;		/* least laxity D - R (or the first to fail) */
 	struct hcbs_fp_task task[HCBS_MAX_TASKS];
 };
 
@@ -90,8 +97,12 @@ struct hcbs_edf_result {
 	struct hcbs_point at;	/* first violation, or the least slack */
 };
 
-/* Limit on the points one EDF test looks at (beyond: inconclusive). */
-#define HCBS_EDF_MAX_POINTS 20000000ULL
+/*
+ * Limit on the work of one EDF test: points to check times tasks (each
+ * dbf(t) costs one pass over the tasks); beyond it the test is
+ * inconclusive and reported as not schedulable (the safe side).
+ */
+#define HCBS_EDF_MAX_WORK 200000000ULL
 
 int hcbs_fp_test(const struct hcbs_taskset *ts, enum hcbs_prio_order o,
 		 uint64_t runtime, uint64_t period, struct hcbs_fp_result *r);
