@@ -103,7 +103,7 @@ int main(int argc, char **argv)						\
 	for (i = 1; i < argc; i++)					\
 		if (!strcmp(argv[i], "-l") || !strcmp(argv[i], "-h"))	\
 			return test_harness_run(argc, argv);		\
-	if (hcbs_probe_kernel(&reason) == 0) {				\
+	if (!hcbs_force() && hcbs_probe_kernel(&reason) == 0) {	\
 		ksft_print_header();					\
 		ksft_exit_skip("%s\n", reason);				\
 	}								\

@@ -90,6 +90,11 @@ void hcbs_cg_root_cpu_restore(bool enabled_here);
  * Returns 1 (yes), 0 (no, *@reason says why) or a negative errno.
  */
 int hcbs_probe_kernel(const char **reason);
+/*
+ * $HCBS_SELFTEST_FORCE=1: run the tests even without HCBS, to exercise
+ * their failure and cleanup paths on a stock kernel (they then fail).
+ */
+bool hcbs_force(void);
 /* Does a cgroup with the cpu controller show cpu.rt.max? */
 bool hcbs_cg_is_hcbs(const char *cg);
 /* Set cpu.rt.max to "RUNTIME PERIOD" (µs); runtime < 0 means "max". */

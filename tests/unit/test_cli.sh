@@ -208,6 +208,16 @@ run 3 H -P "$T/lxc" set nosuch 8ms/18ms && one_line_err
 ok $? "set of an unknown container: exit 3"
 run 1 H --cgroup "$CG" list && one_line_err
 ok $? "list with --cgroup: exit 1"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	mkdir -p "$T/lxcpriv/c9" && chmod 700 "$T/lxcpriv" && echo "lxc.uts.name = c9" >"$T/lxcpriv/c9/config"
+	NOBODY="setpriv --reuid 65534 --regid 65534 --clear-groups"
+	run 5 $NOBODY $WRAP "$HCBSCTL" -P "$T/lxcpriv" set c9 8ms/18ms && one_line_err
+	ok $? "non-root, container by name: exit 5, one line (liblxc muted): $(cat "$T/err")"
+	run 5 $NOBODY $WRAP "$HCBSCTL" -P "$T/lxcpriv" list && one_line_err
+	ok $? "non-root list of a private lxcpath: exit 5: $(cat "$T/err")"
+	run 3 H -P "$T/lxcpriv" get c9 && grep -q "'c9' is not running" "$T/err"
+	ok $? "root, a defined but stopped container: exit 3 not running"
+fi
 
 # --- free ----------------------------------------------------------------------
 run 0 H --cgroup "$CG" free && grep -q 'reserved:     1.244 per CPU by 3 top-level group' "$T/out"

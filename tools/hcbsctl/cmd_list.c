@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hcbsctl.h"
 
@@ -54,8 +55,17 @@ int cmd_list(struct opts *o)
 		die_line(o, NULL, "--cgroup does not apply to list (it lists containers)");
 		return HCBS_EXIT_USAGE;
 	}
+	hcbs_lxc_quiet();
+	int mute = hcbs_stderr_mute();
+
 	n = list_all_containers(lxcpath, &names, &cs);
+	hcbs_stderr_restore(mute);
 	if (n < 0) {
+		if (geteuid()) {
+			die_line(o, NULL, "cannot list containers in %s: permission denied (run as root)",
+				 lxcpath);
+			return HCBS_EXIT_PERM;
+		}
 		die_line(o, NULL, "cannot list containers in %s", lxcpath);
 		return HCBS_EXIT_SYSTEM;
 	}

@@ -19,12 +19,42 @@
  * while it runs a hook.  Hooks use hcbs_cgroup_of_pid($LXC_PID) instead.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "hcbs.h"
+
+int hcbs_stderr_mute(void)
+{
+	int saved, null;
+
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved < 0 || null < 0 || dup2(null, STDERR_FILENO) < 0) {
+		if (saved >= 0)
+			close(saved);
+		if (null >= 0)
+			close(null);
+		return -1;
+	}
+	close(null);
+	return saved;
+}
+
+void hcbs_stderr_restore(int token)
+{
+	if (token < 0)
+		return;
+	fflush(stderr);
+	dup2(token, STDERR_FILENO);
+	close(token);
+}
 
 #ifdef HAVE_LXC
 #include <lxc/lxccontainer.h>
@@ -78,6 +108,16 @@ static void match_limit_cgroup(char *path, const char *want)
 	}
 }
 
+void hcbs_lxc_quiet(void)
+{
+	static bool done;
+	struct lxc_log log = { .name = "hcbs", .file = "none", .level = "FATAL", .quiet = true };
+
+	if (!done)
+		lxc_log_init(&log);
+	done = true;
+}
+
 int hcbs_container_cgroup(const char *name, const char *lxcpath, char *path,
 			  size_t len, int *version, char *err, size_t errlen)
 {
@@ -86,8 +126,16 @@ int hcbs_container_cgroup(const char *name, const char *lxcpath, char *path,
 	pid_t pid;
 	int ret;
 
+	hcbs_lxc_quiet();
+	ret = hcbs_stderr_mute();
 	c = lxc_container_new(name, lxcpath);
+	hcbs_stderr_restore(ret);
 	if (!c) {
+		if (geteuid()) {
+			hcbs_seterr(err, errlen, "cannot open container '%s': permission denied (run as root)",
+				    name);
+			return -EACCES;
+		}
 		hcbs_seterr(err, errlen, "cannot open container '%s' (bad name or lxcpath?)", name);
 		return -ENOENT;
 	}
@@ -131,6 +179,10 @@ int hcbs_container_cgroup(const char *name, const char *lxcpath, char *path,
 }
 
 #else /* !HAVE_LXC */
+
+void hcbs_lxc_quiet(void)
+{
+}
 
 int hcbs_container_cgroup(const char *name, const char *lxcpath, char *path,
 			  size_t len, int *version, char *err, size_t errlen)

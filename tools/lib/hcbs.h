@@ -101,4 +101,18 @@ int hcbs_cgroup_resolve(const char *proc_cgroup, const char *mountinfo,
 			char *path, size_t len, int *version,
 			char *err, size_t errlen);
 
+/*
+ * Keep liblxc from printing its own log lines on stderr (callers print
+ * one line of their own).  Idempotent; a no-op without liblxc.
+ */
+void hcbs_lxc_quiet(void);
+
+/*
+ * liblxc also prints some failures straight to stderr ("Failed to create
+ * lock for NAME").  Mute fd 2 around such calls: returns a token for
+ * hcbs_stderr_restore() (-1 if muting failed, which restore ignores).
+ */
+int hcbs_stderr_mute(void);
+void hcbs_stderr_restore(int token);
+
 #endif /* HCBS_UTIL_H */
