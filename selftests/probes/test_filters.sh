@@ -36,9 +36,10 @@ start_probe byA lateness --cgroup "$A" --json &&
 	start_probe bypid lateness --pid "$pidB" --json ||
 	{ fail "probes start"; finish; }
 run_in "$A" perA
+pidA=$!
 run_in "$A/sub" perA2
-wait $pidB
-wait
+pidA2=$!
+wait $pidB $pidA $pidA2
 for p in byA byB both bypid; do
 	stop_probe $p
 	check "$p exits 0" [ $? = 0 ]

@@ -62,4 +62,19 @@ check "JSON max lateness > 0.25 (the overruns)" \
 	[ "$(json "$doc" 'int(d["containers"][0]["lateness"]["max"] > 0.25)')" = 1 ]
 echo "# drops: $(json "$doc" 'd["drops"]')"
 check "nothing dropped" [ "$(json "$doc" 'sum(d["drops"].values()) - d["drops"]["wakeups_missed"]')" = 0 ]
+
+# --max-lateness: the first overrun (l = 0.3) stops the probe, exit 2.
+"$HCBSTRACE" lateness --comm "$name" --period ${PERIOD_US}us --max-lateness 0.1 -q \
+	>/dev/null 2>"$HCBS_TMP/thr.err" &
+thr=$!
+sleep 1
+"$PERIODIC" -T "$PERIOD_US" -C "$EXEC_US" -n 30 -e 5 -r 50 -N "$name" -l /dev/null
+sleep 0.5
+kill -INT $thr 2>/dev/null
+wait $thr
+rc=$?
+sed 's/^/# /' "$HCBS_TMP/thr.err"
+check "--max-lateness 0.1 stops with exit 2" [ $rc = 2 ]
+check "--max-lateness gives a one-line cause" \
+	[ "$(grep -c '^hcbstrace: lateness: lateness 0\.[0-9]* > --max-lateness 0.1: tid' "$HCBS_TMP/thr.err")" = 1 ]
 finish

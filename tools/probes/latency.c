@@ -431,9 +431,9 @@ int cmd_latency(int argc, char **argv)
 			char a[32], m[32];
 
 			snprintf(cause, sizeof(cause),
-				 "latency %sus > --max-latency %sus: tid %u (%.16s) in %s",
+				 "latency %sus > --max-latency %s: tid %u (%.16s) in %s",
 				 hcbs_fmt_us(b->ns, a, sizeof(a)),
-				 hcbs_fmt_us(o.max_latency_ns, m, sizeof(m)), b->tid, b->comm,
+				 hcbs_format_duration(o.max_latency_ns, m, sizeof(m)), b->tid, b->comm,
 				 hcbs_cgroup_name(&o, b->cgid));
 			reason = "threshold";
 			rc = EXIT_THRESHOLD;
