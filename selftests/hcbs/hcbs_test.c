@@ -551,6 +551,7 @@ int hcbs_hog_start(struct hcbs_hog *hog, const struct hcbs_hog_spec *spec,
 	if (!step)
 		step = &dummy;
 	hog->pid = 0;
+	hog->owner = parent;
 	hog->shm = mmap(NULL, sizeof(*hog->shm), PROT_READ | PROT_WRITE,
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (hog->shm == MAP_FAILED) {
@@ -610,16 +611,18 @@ int hcbs_hog_start(struct hcbs_hog *hog, const struct hcbs_hog_spec *spec,
 
 void hcbs_hog_stop(struct hcbs_hog *hog)
 {
+	bool mine = hog->owner == getpid();
+
 	if (hog->pid > 0) {
 		kill(hog->pid, SIGKILL);
-		while (waitpid(hog->pid, NULL, 0) < 0 && errno == EINTR)
+		while (mine && waitpid(hog->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		hog->pid = 0;
 	}
-	if (hog->shm) {
+	/* Not mapped in another process: that address may be anything there. */
+	if (hog->shm && mine)
 		munmap(hog->shm, sizeof(*hog->shm));
-		hog->shm = NULL;
-	}
+	hog->shm = NULL;
 }
 
 void hcbs_hog_reset_gap(struct hcbs_hog *hog)
@@ -757,7 +760,7 @@ undo:
 
 void hcbs_env_teardown(struct hcbs_env *env)
 {
-	int i;
+	int i, err;
 
 	for (i = 0; i < HCBS_MAX_HOGS; i++)
 		hcbs_hog_stop(&env->hogs[i]);
@@ -774,7 +777,9 @@ void hcbs_env_teardown(struct hcbs_env *env)
 			hcbs_write_str("/proc/sys/kernel/sched_rt_runtime_us", buf);
 		}
 	}
-	hcbs_cg_destroy(env->top);
+	err = hcbs_cg_destroy(env->top);
+	if (err)
+		hcbs_note("teardown: cannot remove %s: %s", env->top, strerror(-err));
 	hcbs_cg_root_cpu_restore(env->root_cpu_enabled);
 	env->root_cpu_enabled = false;
 	env->ready = false;
@@ -832,14 +837,48 @@ struct hcbs_hog *hcbs_env_hog(struct hcbs_env *env,
 
 double hcbs_env_free_bw(struct hcbs_env *env)
 {
+	return hcbs_free_bw(env->nr_cpus);
+}
+
+double hcbs_free_bw(int nr_cpus)
+{
 	long long bw[HCBS_MAX_CPUS], max = 0;
+	double held, fair = 0;
 	int n, cpu;
 
 	n = hcbs_dl_total_bw(bw, HCBS_MAX_CPUS);
 	if (n <= 0)
 		return -1.0;
-	for (cpu = 0; cpu < n; cpu++)
+	for (cpu = 0; cpu < n; cpu++) {
+		double f = hcbs_fair_server_bw(cpu);
+
 		max = bw[cpu] > max ? bw[cpu] : max;
+		fair = f > fair ? f : fair;
+	}
 	/* total_bw is the root domain's sum over its CPUs. */
-	return hcbs_rt_global_bw() - (double)max / HCBS_BW_UNIT / env->nr_cpus;
+	held = (double)max / HCBS_BW_UNIT / nr_cpus;
+	/*
+	 * Stock 6.12 loses the fair servers' share from total_bw when the
+	 * root domain is rebuilt at boot: count them if they are not there.
+	 * (This assumes no deadline task holds as much as a fair server.)
+	 */
+	if (held + 0.0001 < fair)
+		held += fair;
+	return hcbs_rt_global_bw() - held;
+}
+
+double hcbs_fair_server_bw(int cpu)
+{
+	char path[128];
+	long long runtime, period;
+
+	if (!debugfs_sched())
+		return 0.05;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/sched/fair_server/cpu%d/runtime", cpu);
+	if (hcbs_read_long(path, &runtime))
+		return 0.05;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/sched/fair_server/cpu%d/period", cpu);
+	if (hcbs_read_long(path, &period) || period <= 0)
+		return 0.05;
+	return (double)runtime / period;
 }

@@ -126,6 +126,7 @@ struct hcbs_hog_shm {
 
 struct hcbs_hog {
 	pid_t pid;
+	pid_t owner;		/* the process that started it */
 	struct hcbs_hog_shm *shm;
 };
 
@@ -145,7 +146,12 @@ struct hcbs_hog_spec {
  */
 int hcbs_hog_start(struct hcbs_hog *hog, const struct hcbs_hog_spec *spec,
 		   const char **step);
-/* SIGKILL and reap; safe on a zeroed or already stopped hog. */
+/*
+ * SIGKILL and reap; safe on a zeroed or already stopped hog, and from
+ * another process than the owner (a teardown run by the harness's parent
+ * process), which only kills: hogs die with their owner anyway
+ * (PR_SET_PDEATHSIG).
+ */
 void hcbs_hog_stop(struct hcbs_hog *hog);
 void hcbs_hog_reset_gap(struct hcbs_hog *hog);
 
@@ -227,9 +233,13 @@ struct hcbs_hog *hcbs_env_hog(struct hcbs_env *env,
 			      const char **step);
 /*
  * Free per-CPU bandwidth for new group reservations, as the admission
- * test sees it: global limit minus what the root domain already holds
- * (fair servers, deadline tasks, groups), per CPU.  Negative if unknown.
+ * test should see it: global limit minus what the root domain already
+ * holds (fair servers, deadline tasks, groups), per CPU.  Negative if
+ * debugfs is not there.
  */
 double hcbs_env_free_bw(struct hcbs_env *env);
+double hcbs_free_bw(int nr_cpus);
+/* runtime / period of @cpu's fair server (debugfs); 0.05 if unknown. */
+double hcbs_fair_server_bw(int cpu);
 
 #endif /* HCBS_TEST_H */

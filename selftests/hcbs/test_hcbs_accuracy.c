@@ -43,7 +43,7 @@ FIXTURE_SETUP(accuracy)
 	HCBS_ENV_SETUP(&self->env, "accuracy");
 }
 
-FIXTURE_TEARDOWN(accuracy)
+FIXTURE_TEARDOWN_PARENT(accuracy)
 {
 	HCBS_ENV_TEARDOWN(&self->env);
 }
@@ -100,7 +100,7 @@ FIXTURE_SETUP(sched)
 	HCBS_ENV_SETUP(&self->env, "sched");
 }
 
-FIXTURE_TEARDOWN(sched)
+FIXTURE_TEARDOWN_PARENT(sched)
 {
 	HCBS_ENV_TEARDOWN(&self->env);
 }

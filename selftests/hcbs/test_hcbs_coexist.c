@@ -32,7 +32,7 @@ FIXTURE_SETUP(coexist)
 	HCBS_ENV_SETUP(&self->env, "coexist");
 }
 
-FIXTURE_TEARDOWN(coexist)
+FIXTURE_TEARDOWN_PARENT(coexist)
 {
 	HCBS_ENV_TEARDOWN(&self->env);
 }
@@ -80,11 +80,18 @@ TEST_F(coexist, admission)
 	ASSERT_GT(q_us, 10000);
 	g_bw = q_us / 100000.0;
 	dl_free = m * (free_bw - g_bw);
-	bw_fail = dl_free + 0.1 > 1.0 ? 1.0 : dl_free + 0.1;
-	bw_ok = dl_free / 2;
+	/*
+	 * Margins wide enough that the outcome does not depend on whether
+	 * the fair servers are in the root domain's total_bw (stock 6.12
+	 * drops them there; iface.toplevel_sum checks the exact limit).
+	 */
+	bw_fail = dl_free + m * hcbs_fair_server_bw(0) + 0.05;
+	bw_fail = bw_fail > 1.0 ? 1.0 : bw_fail;
+	bw_ok = dl_free * 0.75;
 	hcbs_note("%d CPUs, free per-CPU bandwidth %.4f; group %.4f leaves %.4f for deadline tasks",
 		  m, free_bw, g_bw, dl_free);
-	ASSERT_GT(bw_fail, dl_free) TH_LOG("too many CPUs for a single task to overflow");
+	ASSERT_GT(bw_fail, dl_free + m * hcbs_fair_server_bw(0))
+		TH_LOG("too many CPUs for a single task to overflow");
 
 	hcbs_group(_metadata, &self->env, "g", q_us, 100000, g, sizeof(g));
 	dl = dl_sleeper(_metadata, &self->env);
@@ -98,9 +105,9 @@ TEST_F(coexist, admission)
 
 	/*
 	 * Now a group bandwidth that fits a CPU's own limit but not the root
-	 * domain with the deadline task in it: g2 in (free - bw_ok / m, free].
+	 * domain with the deadline task in it: m * g2 + bw_ok > m * limit.
 	 */
-	g2_bw = free_bw - bw_ok / (2 * m);
+	g2_bw = free_bw - 0.005;
 	ASSERT_EQ(0, hcbs_cg_read(g, "cpu.rt.max", before, sizeof(before)));
 	snprintf(buf, sizeof(buf), "%lld 100000", (long long)(g2_bw * 100000));
 	err = hcbs_cg_write(g, "cpu.rt.max", "%s", buf);

@@ -12,6 +12,7 @@
  * set) and only if no cgroup below the root enables it further; otherwise
  * it skips, saying why.
  */
+#include <dirent.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,12 +37,30 @@ static const char *errname(int err)
 FIXTURE(v1) {
 	struct hcbs_env hogs;		/* only its hog table is used */
 	char mnt[PATHLEN];		/* v1 cpu hierarchy */
-	char top[PATHLEN];		/* our group in it */
 	bool mounted;
 	bool v2_cpu_released;		/* we wrote -cpu at the v2 root */
 	int nr_bw;
 	long long bw0[HCBS_MAX_CPUS];
 };
+
+#define GROUP_PREFIX "hcbs-test-v1-"
+
+/* Remove every group of ours (GROUP_PREFIX*) below the v1 root @mnt. */
+static void remove_groups(const char *mnt)
+{
+	char path[PATHLEN + 256];
+	struct dirent *de;
+	DIR *d = opendir(mnt);
+
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, GROUP_PREFIX, strlen(GROUP_PREFIX)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", mnt, de->d_name);
+		hcbs_cg_destroy(path);
+	}
+	if (d)
+		closedir(d);
+}
 
 /* Give the cpu controller back to cgroup v2 if we took it. */
 static void v2_cpu_restore(FIXTURE_DATA(v1) *self)
@@ -97,22 +116,20 @@ FIXTURE_SETUP(v1)
 		SKIP(return, "cannot mount the cpu controller on cgroup v1 (EBUSY: it is bound to cgroup v2 in this boot)");
 	}
 	self->mounted = true;
-	/* No teardown runs after a failed setup: undo by hand. */
-	err = hcbs_cg_path(self->top, sizeof(self->top), self->mnt, "hcbs-test-v1");
-	if (!err)
-		err = hcbs_cg_create(self->top);
-	if (!err && !hcbs_cg_has_file(self->top, "cpu.rt_runtime_us"))
-		err = -ENOENT;
-	if (err) {
-		rmdir(self->top);
+	/*
+	 * The groups sit right below the v1 root, as legacy users put them:
+	 * a group between would need a reservation of its own first.
+	 */
+	remove_groups(self->mnt);
+	if (!hcbs_cg_has_file(self->mnt, "cpu.rt_runtime_us")) {
 		umount(self->mnt);
 		rmdir(self->mnt);
 		v2_cpu_restore(self);
+		ASSERT_TRUE(false) TH_LOG("no cpu.rt_runtime_us on v1: kernel without CONFIG_RT_GROUP_SCHED?");
 	}
-	ASSERT_EQ(0, err) TH_LOG("v1 group with cpu.rt_runtime_us: %s", strerror(-err));
 }
 
-FIXTURE_TEARDOWN(v1)
+FIXTURE_TEARDOWN_PARENT(v1)
 {
 	long long bw[HCBS_MAX_CPUS];
 	uint64_t end = hcbs_now_ns() + 3 * HCBS_NSEC_PER_SEC;
@@ -123,7 +140,7 @@ FIXTURE_TEARDOWN(v1)
 		v2_cpu_restore(self);
 		return;
 	}
-	hcbs_cg_destroy(self->top);
+	remove_groups(self->mnt);
 	umount(self->mnt);
 	rmdir(self->mnt);
 	v2_cpu_restore(self);
@@ -186,7 +203,7 @@ TEST_F(v1, files)
 {
 	char g[PATHLEN], r[64], p[64];
 
-	ASSERT_EQ(0, hcbs_cg_path(g, sizeof(g), self->top, "g"));
+	ASSERT_EQ(0, hcbs_cg_path(g, sizeof(g), self->mnt, GROUP_PREFIX "g"));
 	ASSERT_EQ(0, hcbs_cg_create(g));
 	ASSERT_EQ(0, hcbs_cg_read(g, "cpu.rt_runtime_us", r, sizeof(r)));
 	ASSERT_EQ(0, hcbs_cg_read(g, "cpu.rt_period_us", p, sizeof(p)));
@@ -214,22 +231,17 @@ TEST_F(v1, files)
 TEST_F(v1, admission)
 {
 	char a[PATHLEN], b[PATHLEN], c[PATHLEN], buf[32];
-	double free_bw;
-	long long bw[HCBS_MAX_CPUS], max = 0;
+	double free_bw = hcbs_free_bw(self->hogs.nr_cpus);
 	long long qa, qb;
-	int n, i;
 
-	n = hcbs_dl_total_bw(bw, HCBS_MAX_CPUS);
-	for (i = 0; i < n; i++)
-		max = bw[i] > max ? bw[i] : max;
-	free_bw = n > 0 ? hcbs_rt_global_bw() - (double)max / HCBS_BW_UNIT /
-		  self->hogs.nr_cpus : hcbs_rt_global_bw() - 0.05;
+	if (free_bw < 0)
+		free_bw = hcbs_rt_global_bw() - hcbs_fair_server_bw(0);
 	hcbs_note("v1: free per-CPU bandwidth for groups %.4f", free_bw);
 	qa = (long long)(free_bw * 0.6 * 100000);
 	qb = (long long)(free_bw * 100000) - qa;
 
-	v1_group(_metadata, self->top, "a", qa, 100000, a, sizeof(a));
-	ASSERT_EQ(0, hcbs_cg_path(b, sizeof(b), self->top, "b"));
+	v1_group(_metadata, self->mnt, GROUP_PREFIX "a", qa, 100000, a, sizeof(a));
+	ASSERT_EQ(0, hcbs_cg_path(b, sizeof(b), self->mnt, GROUP_PREFIX "b"));
 	ASSERT_EQ(0, hcbs_cg_create(b));
 	ASSERT_EQ(0, hcbs_cg_write(b, "cpu.rt_period_us", "100000"));
 	snprintf(buf, sizeof(buf), "%lld", qb + 2000);
@@ -258,7 +270,7 @@ TEST_F_TIMEOUT(v1, share, 60)
 	struct hcbs_hog *h;
 	int err;
 
-	v1_group(_metadata, self->top, "g", 30000, 100000, g, sizeof(g));
+	v1_group(_metadata, self->mnt, GROUP_PREFIX "g", 30000, 100000, g, sizeof(g));
 	h = hcbs_hog(_metadata, &self->hogs, g, HCBS_LOAD_CPU, SCHED_FIFO,
 		     HCBS_PRIO_GROUP);
 	hcbs_hog(_metadata, &self->hogs, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
