@@ -692,6 +692,25 @@ const char *hcbs_tracefs(void)
 }
 
 /* ------------------------------------------------------ test environment */
+void hcbs_remove_stale_groups(void)
+{
+	const char *root = hcbs_cg_root();
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(root);
+
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, "hcbs-test-", 10) || de->d_type != DT_DIR)
+			continue;
+		if (hcbs_cg_path(path, sizeof(path), root, de->d_name))
+			continue;
+		hcbs_note("removing %s, left by an earlier run", path);
+		hcbs_cg_destroy(path);
+	}
+	if (d)
+		closedir(d);
+}
+
 int hcbs_env_setup(struct hcbs_env *env, const char *suite, int min_cpus,
 		   int ctl_cpu, bool *skip, const char **reason)
 {
@@ -716,8 +735,12 @@ int hcbs_env_setup(struct hcbs_env *env, const char *suite, int min_cpus,
 		*reason = "cgroup path too long";
 		return err;
 	}
-	/* A run killed by the harness's timeout cannot have cleaned up. */
-	hcbs_cg_destroy(env->top);
+	/*
+	 * A test killed by the harness's timeout runs no teardown: remove
+	 * whatever any earlier hcbs test left (tests never run in parallel),
+	 * or its reservations would fail this test's admission.
+	 */
+	hcbs_remove_stale_groups();
 
 	if (hcbs_read_long("/proc/sys/kernel/sched_rt_runtime_us",
 			   &env->rt_runtime0))

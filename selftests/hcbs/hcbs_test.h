@@ -215,6 +215,8 @@ struct hcbs_env {
  */
 int hcbs_env_setup(struct hcbs_env *env, const char *suite, int min_cpus,
 		   int ctl_cpu, bool *skip, const char **reason);
+/* Remove every hcbs-test-* group below the cgroup root (and its tasks). */
+void hcbs_remove_stale_groups(void);
 /* Stop hogs, remove groups, restore global state.  Idempotent. */
 void hcbs_env_teardown(struct hcbs_env *env);
 /*
