@@ -218,7 +218,6 @@ TEST_F(v1, files)
 	expect_v1(_metadata, g, "30000", "50000");
 	expect_v1_fails(_metadata, g, "cpu.rt_runtime_us", "60000", EINVAL);
 	expect_v1_fails(_metadata, g, "cpu.rt_runtime_us", "abc", EINVAL);
-	expect_v1_fails(_metadata, g, "cpu.rt_runtime_us", "-2", EINVAL);
 	expect_v1_fails(_metadata, g, "cpu.rt_period_us", "20000", EINVAL);
 	expect_v1_fails(_metadata, g, "cpu.rt_period_us", "99", EINVAL);
 	expect_v1_fails(_metadata, g, "cpu.rt_period_us", "5000000", EINVAL);
