@@ -16,8 +16,10 @@ CONFIG_USB_STORAGE=y
 # and one that is kept, which must not be reported
 CONFIG_SCHED_DEBUG=y
 FRAG
+# A cache of its own: no waiting for the lock of a real build meanwhile.
+export HCBS_CACHE=$HARNESS_TMP/cache
 HCBS_EXTRA_FRAGMENT=$HARNESS_TMP/drop.config \
-	"$HARNESS_ROOT/scripts/build-kernel" --no-apply --config-only \
+	"$HARNESS_ROOT/scripts/build-kernel" --src "$src" --no-apply --config-only \
 	--out "$HARNESS_TMP/out" >"$HARNESS_TMP/out.log" 2>&1
 rc=$?
 sed 's/^/# | /' "$HARNESS_TMP/out.log"
@@ -31,7 +33,7 @@ grep -q "CONFIG_SCHED_DEBUG:" "$HARNESS_TMP/out.log" && fail "a kept option was 
 
 # The same run without the bad option configures fine.
 sed -i '/USB_STORAGE/d' "$HARNESS_TMP/drop.config"
-"$HARNESS_ROOT/scripts/build-kernel" --no-apply --config-only --out "$HARNESS_TMP/out" \
+"$HARNESS_ROOT/scripts/build-kernel" --src "$src" --no-apply --config-only --out "$HARNESS_TMP/out" \
 	--fragment "$HARNESS_TMP/drop.config" >"$HARNESS_TMP/ok.log" 2>&1 ||
 	{ sed 's/^/# | /' "$HARNESS_TMP/ok.log"; fail "configuration without the dropped option failed"; }
 diag "build-kernel failed naming CONFIG_USB_STORAGE; without it the configuration is accepted"

@@ -37,7 +37,7 @@ mkdir -p "$src/kernel/sched" "$patches"
 good=$(sed -n 1p "$patches/series") bad=$(sed -n 2p "$patches/series")
 diag "series: $good $bad (the second one cannot apply)"
 
-"$HARNESS_ROOT/scripts/build-kernel" --src "$src" --patches "$patches" \
+HCBS_CACHE=$HARNESS_TMP/cache "$HARNESS_ROOT/scripts/build-kernel" --src "$src" --patches "$patches" \
 	--out "$HARNESS_TMP/out" >"$HARNESS_TMP/out.log" 2>&1
 rc=$?
 sed 's/^/# | /' "$HARNESS_TMP/out.log"
