@@ -23,3 +23,8 @@ hcbs_build_dir() {
 
 hcbs_now() { date +%s.%N; }
 hcbs_elapsed() { awk -v a="$1" -v b="$(hcbs_now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# Kernel console lines that fail a run (scripts/vm-run) when they carry a
+# printk timestamp: warnings, bugs, oopses, panics, lockdep, RCU stalls,
+# hung tasks, lockups, sanitizer reports.
+HCBS_SPLAT_RE='(WARNING:|BUG:|Oops|Kernel panic|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|rcu_sched self-detected stall|rcu: INFO:|detected stall|RCU stall|blocked for more than|soft lockup|hard LOCKUP|UBSAN:|KASAN:|kernel BUG|Call Trace:)'
