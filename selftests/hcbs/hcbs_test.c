@@ -438,11 +438,19 @@ static const char *debugfs_sched(void)
 	return access(path, R_OK) ? NULL : path;
 }
 
+/*
+ * The bandwidth reserved in each CPU's root domain: its .dl_bw->total_bw
+ * (deadline tasks and fair servers) plus, on an HCBS kernel, what the RT
+ * groups reserve on each of its CPUs (.rt_groups_bw, counted once per
+ * online CPU: the guest has one root domain).
+ */
 int hcbs_dl_total_bw(long long *bw, int max_cpus)
 {
 	const char *path = debugfs_sched();
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	char line[512];
 	int cpu = -1, found = 0;
+	long long v;
 	FILE *f;
 
 	if (!path)
@@ -455,13 +463,18 @@ int hcbs_dl_total_bw(long long *bw, int max_cpus)
 
 		if (sscanf(line, "dl_rq[%d]:", &cpu) == 1)
 			continue;
-		p = strstr(line, ".dl_bw->total_bw");
-		if (!p || cpu < 0 || cpu >= max_cpus)
+		if (cpu < 0 || cpu >= max_cpus)
 			continue;
-		p = strchr(p, ':');
-		if (p && sscanf(p + 1, "%lld", &bw[cpu]) == 1)
-			found = cpu + 1 > found ? cpu + 1 : found;
-		cpu = -1;
+		p = strstr(line, ".dl_bw->total_bw");
+		if (p) {
+			p = strchr(p, ':');
+			if (p && sscanf(p + 1, "%lld", &bw[cpu]) == 1)
+				found = cpu + 1 > found ? cpu + 1 : found;
+			continue;
+		}
+		p = strstr(line, ".rt_groups_bw");
+		if (p && (p = strchr(p, ':')) && sscanf(p + 1, "%lld", &v) == 1)
+			bw[cpu] += v * (ncpus > 0 ? ncpus : 1);
 	}
 	fclose(f);
 	return found ? found : -ENOENT;
