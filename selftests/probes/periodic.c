@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #define NSEC_PER_USEC	1000ull
 #define NSEC_PER_SEC	1000000000ull
@@ -72,6 +73,7 @@ static void usage(FILE *f)
 		"  -a CPU    pin to this CPU\n"
 		"  -N NAME   thread name (default periodic)\n"
 		"  -l FILE   per-job log (default stdout)\n"
+		"  -w FILE   wait until FILE exists before the first job\n"
 		"Log: job release_ns start_ns end_ns response_ns miss\n");
 }
 
@@ -79,12 +81,12 @@ int main(int argc, char **argv)
 {
 	uint64_t T = 20000, D = 0, C = 4000, O = 0, n = 200, every = 0;
 	int prio = 50, cpu = -1, opt;
-	const char *name = "periodic", *log = NULL;
+	const char *name = "periodic", *log = NULL, *go = NULL;
 	struct job *jobs;
 	uint64_t t0, misses = 0;
 	FILE *out = stdout;
 
-	while ((opt = getopt(argc, argv, "T:D:C:n:e:O:r:a:N:l:h")) != -1) {
+	while ((opt = getopt(argc, argv, "T:D:C:n:e:O:r:a:N:l:w:h")) != -1) {
 		switch (opt) {
 		case 'T': T = strtoull(optarg, NULL, 10); break;
 		case 'D': D = strtoull(optarg, NULL, 10); break;
@@ -96,6 +98,7 @@ int main(int argc, char **argv)
 		case 'a': cpu = atoi(optarg); break;
 		case 'N': name = optarg; break;
 		case 'l': log = optarg; break;
+		case 'w': go = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 1;
 		}
@@ -127,6 +130,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* Wait before becoming RT: the polling sleeps are not jobs. */
+	while (go && access(go, F_OK))
+		usleep(10000);
 	if (prio > 0) {
 		struct sched_param sp = { .sched_priority = prio };
 

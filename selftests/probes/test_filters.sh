@@ -17,28 +17,30 @@ echo "TAP version 13"
 A=$CGROOT/hcbs-probeA.$$ B=$CGROOT/hcbs-probeB.$$
 make_cgroup "$A" && make_cgroup "$A/sub" && make_cgroup "$B" ||
 	skip "cannot create cgroups under $CGROOT"
-jobs=$((3000000 / PERIOD_US))	# 3 s
+jobs=$((4000000 / PERIOD_US))	# 4 s
 
 # run_in CGROUP NAME: periodic, moved into CGROUP before it starts.
 run_in() {
 	local cg=$1 name=$2
 	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
 		"$PERIODIC" -T "$PERIOD_US" -C $((EXEC_US / 4)) -n "$jobs" -r 40 -N "$name" \
-		-l "$HCBS_TMP/$name.log" &
+		-w "$HCBS_TMP/go" -l "$HCBS_TMP/$name.log" &
 }
 
-# perB first, paused by its 50 ms start delay, so --pid can name it.
+# The workloads wait for $HCBS_TMP/go: the probes start first, and --pid
+# can name perB.
 run_in "$B" perB
 pidB=$!
+run_in "$A" perA
+pidA=$!
+run_in "$A/sub" perA2
+pidA2=$!
 start_probe byA lateness --cgroup "$A" --json &&
 	start_probe byB latency --cgroup "$B" --threads --json &&
 	start_probe both latency --cgroup "$A" --cgroup "$B" --json &&
 	start_probe bypid lateness --pid "$pidB" --json ||
 	{ fail "probes start"; finish; }
-run_in "$A" perA
-pidA=$!
-run_in "$A/sub" perA2
-pidA2=$!
+touch "$HCBS_TMP/go"
 wait $pidB $pidA $pidA2
 for p in byA byB both bypid; do
 	stop_probe $p

@@ -11,7 +11,7 @@ echo "TAP version 13"
 
 name=perlt$$
 name=${name:0:15}
-"$PERIODIC" -T 5000 -C 500 -n 4000 -r 30 -N "$name" -l /dev/null &
+"$PERIODIC" -T 5000 -C 500 -n 1000000 -r 30 -N "$name" -l /dev/null &
 load=$!
 
 "$HCBSTRACE" latency --comm "$name" --threads --json -d 1 >"$HCBS_TMP/a.json" 2>"$HCBS_TMP/a.err"

@@ -28,6 +28,8 @@ fi
 
 [ -x "$HCBSCTL" ] || skip "hcbsctl not built"
 [ "$(stat -fc %T "$CGROOT" 2>/dev/null)" = cgroup2fs ] || skip "no cgroup v2 at $CGROOT"
+grep -qw cpu "$CGROOT/cgroup.subtree_control" ||
+	echo +cpu >"$CGROOT/cgroup.subtree_control" || skip "cannot enable +cpu in $CGROOT"
 CG=$CGROOT/hcbs-probesrv.$$
 make_cgroup "$CG" || skip "cannot create $CG"
 "$HCBSCTL" set --cgroup "$CG" 10ms/50ms

@@ -24,6 +24,7 @@
 #define SCHED_FIFO	1
 #define SCHED_RR	2
 #define SCHED_DEADLINE	6
+#define PF_EXITING	0x00000004
 
 /* Follow SCHED_OTHER threads too (--all-policies). */
 const volatile bool all_policies = false;
@@ -83,6 +84,9 @@ static __always_inline struct thread_state *thread_of(struct task_struct *p, boo
 	st = bpf_map_lookup_elem(&threads, &tid);
 	if (st || !create || !tid)
 		return st;
+	/* An exiting thread blocks on the way out: those are not jobs. */
+	if (BPF_CORE_READ(p, flags) & PF_EXITING)
+		return NULL;
 	if (!policy_selected(p) || !task_selected(p, &zero.cgid))
 		return NULL;
 	if (bpf_map_update_elem(&threads, &tid, &zero, BPF_NOEXIST) &&
@@ -107,6 +111,7 @@ static __always_inline void emit_job(struct thread_state *st, struct task_struct
 	e->wakeup = st->wakeup;
 	e->start = st->start;
 	e->end = end;
+	e->sleep = st->sleep_ts;
 	e->run_ns = st->run_ns;
 	e->pid = BPF_CORE_READ(p, tgid);
 	e->tid = BPF_CORE_READ(p, pid);

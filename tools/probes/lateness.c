@@ -128,7 +128,7 @@ static void csv_header(FILE *f)
 {
 	fprintf(f, "container,cgroup_id,pid,tid,comm,job,release_ns,wakeup_ns,start_ns,end_ns,"
 		"response_ns,period_ns,deadline_ns,lateness,miss,late_start,release_src,"
-		"run_ns,preemptions,no_switch\n");
+		"run_ns,preemptions,no_switch,sleep_ns\n");
 }
 
 static void evaluate(struct state *s, struct thr *t, const struct job_event *e)
@@ -158,7 +158,7 @@ static void evaluate(struct state *s, struct thr *t, const struct job_event *e)
 		csv_field(name, sizeof(name), hcbs_cgroup_name(o, t->cgid));
 		fprintf(s->csv, "%s,%llu,%u,%u,", name, (unsigned long long)t->cgid, e->pid, e->tid);
 		csv_field(name, sizeof(name), t->comm);
-		fprintf(s->csv, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%d,%d,%s,%llu,%u,%d\n",
+		fprintf(s->csv, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%d,%d,%s,%llu,%u,%d,%llu\n",
 			name, (unsigned long long)t->jobs,
 			(unsigned long long)e->release, (unsigned long long)e->wakeup,
 			(unsigned long long)e->start, (unsigned long long)e->end,
@@ -166,7 +166,7 @@ static void evaluate(struct state *s, struct thr *t, const struct job_event *e)
 			(unsigned long long)D, r.lateness, r.miss, r.late_start,
 			e->release_src == JOB_REL_TIMER ? "timer" : "wakeup",
 			(unsigned long long)e->run_ns, e->preemptions,
-			!!(e->flags & JOB_F_NO_SWITCH));
+			!!(e->flags & JOB_F_NO_SWITCH), (unsigned long long)e->sleep);
 	}
 	if (o->has_max_lateness && r.lateness > o->max_lateness && !s->cause[0]) {
 		char a[32], b[32];

@@ -27,6 +27,7 @@ struct job_event {
 	__u64 wakeup;
 	__u64 start;		/* first switch-in after release */
 	__u64 end;		/* completion: blocked at the end of the job */
+	__u64 sleep;		/* when it armed its next timer (0: none) */
 	__u64 run_ns;		/* on-CPU time of the job */
 	__u32 pid;
 	__u32 tid;
