@@ -7,7 +7,18 @@ set -uo pipefail
 
 HARNESS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HARNESS_TMP=$(mktemp -d "${TMPDIR:-/tmp}/hcbs-harness.XXXXXX")
-trap 'rm -rf "$HARNESS_TMP"' EXIT
+# A failed test keeps its files (console logs) next to run-tests' logs.
+harness_cleanup() {
+	local rc=$? keep
+	if [ $rc != 0 ] && [ $rc != 4 ]; then
+		keep=${HCBS_BUILD:-$HARNESS_ROOT/build}/test-results/$(basename "$0" .sh).files
+		rm -rf "$keep" && mkdir -p "${keep%/*}" && mv "$HARNESS_TMP" "$keep" &&
+			echo "# files kept in $keep"
+	fi
+	rm -rf "$HARNESS_TMP"
+	exit $rc
+}
+trap harness_cleanup EXIT
 
 diag() { printf '# %s\n' "$@"; }
 fail() { printf '# FAIL: %s\n' "$*"; exit 1; }
