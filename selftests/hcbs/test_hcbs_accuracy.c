@@ -139,7 +139,7 @@ TEST_F_TIMEOUT(sched, edf_isolation, 60)
 	hcbs_check_share(_metadata, "group 5/10", share[0], 0.5, TOL);
 	hcbs_check_share(_metadata, "group 40/100", share[1], 0.4, TOL);
 	/* 2 (P - Q), plus timer and tick slack (budgets are enforced at the tick). */
-	max_gap_ms = 2 * (10 - 5) + (hcbs_machine_slow() ? 5 : 3);
+	max_gap_ms = 2 * (10 - 5) + (hcbs_machine_slow() ? 10 : 3);
 	hcbs_note("group 5/10: longest time off the CPU %.3f ms (EDF bound 10 ms, accepted %.0f ms)",
 		  gap_ms, max_gap_ms);
 	EXPECT_LE(gap_ms, max_gap_ms);

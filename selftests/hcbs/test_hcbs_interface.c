@@ -481,9 +481,13 @@ TEST_F_TIMEOUT(iface, no_leak, 120)
 	ASSERT_EQ(0, hcbs_cg_attach(hcbs_cg_root(), h1->pid));
 	ASSERT_EQ(0, hcbs_cg_attach(ab, h1->pid));
 	hcbs_sleep_ms(100);
-	hcbs_hog_stop(h1);
-	hcbs_hog_stop(h2);
+	/*
+	 * Highest priority first: h3 (FIFO 30) and h2 (RR 20) share c, so
+	 * h2 cannot run, not even to die, while h3 spins.
+	 */
 	hcbs_hog_stop(h3);
+	hcbs_hog_stop(h2);
+	hcbs_hog_stop(h1);
 
 	/* Destroyed while still reserved. */
 	hcbs_note("stop the hogs, destroy the groups still reserved");
