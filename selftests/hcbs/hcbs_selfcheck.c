@@ -109,8 +109,11 @@ static void v1_group(void)
 out:
 	if (hcbs_cg_destroy(g))
 		failures++;
-	umount(mnt);
-	rmdir(mnt);
+	err = hcbs_cg1_umount(mnt, 30000);
+	if (err) {
+		hcbs_note("v1 cpu hierarchy still bound after umount: %s", strerror(-err));
+		failures++;
+	}
 }
 
 static void dl_bw(void)

@@ -356,6 +356,63 @@ void hcbs_cg_root_cpu_restore(bool enabled_here)
 	}
 }
 
+int hcbs_cpu_hierarchy(int *hierarchy, int *nr_cgroups)
+{
+	char name[64];
+	int h, n, en, found = -ENOENT;
+	FILE *f = fopen("/proc/cgroups", "re");
+
+	if (!f)
+		return -errno;
+	/* #subsys_name hierarchy num_cgroups enabled */
+	fscanf(f, "%*[^\n]\n");
+	while (fscanf(f, "%63s %d %d %d\n", name, &h, &n, &en) == 4) {
+		if (strcmp(name, "cpu"))
+			continue;
+		*hierarchy = h;
+		*nr_cgroups = n;
+		found = 0;
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
+int hcbs_cg1_umount(const char *mnt, unsigned int timeout_ms)
+{
+	uint64_t end = hcbs_now_ns() + (uint64_t)timeout_ms * 1000000;
+	uint64_t retry;
+	int h, n, err;
+
+	/* Only the root left: no child can keep the hierarchy alive. */
+	while (!(err = hcbs_cpu_hierarchy(&h, &n)) && h && n > 1 &&
+	       hcbs_now_ns() < end)
+		hcbs_sleep_ms(20);
+	if (err)
+		return err;
+	if (umount(mnt))
+		return -errno;
+	rmdir(mnt);
+	retry = hcbs_now_ns() + HCBS_NSEC_PER_SEC;
+	for (;;) {
+		err = hcbs_cpu_hierarchy(&h, &n);
+		if (err || !h)
+			return err;
+		if (hcbs_now_ns() > end)
+			return -EBUSY;
+		if (retry && hcbs_now_ns() > retry && n == 1) {
+			/* Still alive after a second: mount and unmount it again. */
+			retry = 0;
+			if (!mkdir(mnt, 0755) || errno == EEXIST) {
+				if (!mount("none", mnt, "cgroup", 0, "cpu"))
+					umount(mnt);
+				rmdir(mnt);
+			}
+		}
+		hcbs_sleep_ms(20);
+	}
+}
+
 /* ----------------------------------------------------------- hcbs state */
 bool hcbs_force(void)
 {

@@ -82,6 +82,22 @@ int hcbs_cg_id(const char *cg, uint64_t *id);
  */
 int hcbs_cg_root_cpu_enable(bool *enabled_here);
 void hcbs_cg_root_cpu_restore(bool enabled_here);
+/*
+ * The cpu controller's line of /proc/cgroups: the id of the hierarchy it
+ * is bound to (0: cgroup v2) and the number of cgroups in it.
+ */
+int hcbs_cpu_hierarchy(int *hierarchy, int *nr_cgroups);
+/*
+ * Unmount a cgroup v1 cpu hierarchy at @mnt whose groups were removed, so
+ * that the controller really goes back to cgroup v2.  The kernel kills a
+ * v1 hierarchy at umount only if its root has no child left, and a removed
+ * group stays a child until its release work has run (RCU, a workqueue):
+ * unmounting right after rmdir() can leave the hierarchy alive, unmounted,
+ * with the cpu controller bound to it for the rest of the boot.  This waits
+ * for the groups to be freed, unmounts, waits for the hierarchy to go and,
+ * if it stayed, mounts and unmounts it once more.  0 or -errno.
+ */
+int hcbs_cg1_umount(const char *mnt, unsigned int timeout_ms);
 
 /* ---------------------------------------------------------- hcbs state */
 /*

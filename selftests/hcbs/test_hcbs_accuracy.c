@@ -138,8 +138,15 @@ TEST_F_TIMEOUT(sched, edf_isolation, 60)
 	gap_ms = ha->shm->max_gap_ns / 1e6;
 	hcbs_check_share(_metadata, "group 5/10", share[0], 0.5, TOL);
 	hcbs_check_share(_metadata, "group 40/100", share[1], 0.4, TOL);
-	/* 2 (P - Q), plus timer and tick slack (budgets are enforced at the tick). */
-	max_gap_ms = 2 * (10 - 5) + (hcbs_machine_slow() ? 10 : 3);
+	/*
+	 * 2 (P - Q), plus timer and tick slack (budgets are enforced at the
+	 * tick).  Under emulation a vCPU stall while the 5/10 hog runs is
+	 * charged to its server, which then pays the overrun by sitting out
+	 * a period: accept one more period there, still well below the
+	 * 40 ms the 40/100 server would hold the CPU if EDF did not order
+	 * the two servers.
+	 */
+	max_gap_ms = 2 * (10 - 5) + (hcbs_machine_slow() ? 10 + 10 : 3);
 	hcbs_note("group 5/10: longest time off the CPU %.3f ms (EDF bound 10 ms, accepted %.0f ms)",
 		  gap_ms, max_gap_ms);
 	EXPECT_LE(gap_ms, max_gap_ms);
