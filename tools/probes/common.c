@@ -201,19 +201,24 @@ static void name_from_rel(const char *rel, char *name, size_t len)
 	snprintf(name, len, "%s", rel);
 }
 
-static int add_cgroup(struct hcbs_opts *o, const char *path, const char *name,
+static int add_cgroup(struct hcbs_opts *o, const char *arg, const char *name,
 		      int version_hint)
 {
 	struct hcbs_cg_target *t;
-	char abs[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX];
+	char path[PATH_MAX], abs[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX];
 	struct statfs sfs;
 	struct stat st;
+	size_t l;
 	int version;
 
 	if (o->nr_cg >= HCBS_MAX_CGROUPS) {
 		hcbs_err(o, "at most %d --cgroup/--container filters", HCBS_MAX_CGROUPS);
 		return -EINVAL;
 	}
+	/* Trailing slashes would hide the cgroup's descendants from path tests. */
+	snprintf(path, sizeof(path), "%s", arg);
+	for (l = strlen(path); l > 1 && path[l - 1] == '/'; l--)
+		path[l - 1] = '\0';
 	if (stat(path, &st)) {
 		/* A path inside the hierarchy, e.g. lxc.payload.vbbu1 or /rt. */
 		snprintf(abs, sizeof(abs), "/sys/fs/cgroup%s%s", path[0] == '/' ? "" : "/", path);
@@ -221,7 +226,7 @@ static int add_cgroup(struct hcbs_opts *o, const char *path, const char *name,
 			hcbs_err(o, "cgroup %s: %s", path, strerror(ENOENT));
 			return -ENOENT;
 		}
-		path = abs;
+		snprintf(path, sizeof(path), "%s", abs);
 	}
 	if (!S_ISDIR(st.st_mode) || statfs(path, &sfs)) {
 		hcbs_err(o, "cgroup %s: %s", path, errno ? strerror(errno) : "not a directory");

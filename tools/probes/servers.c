@@ -15,6 +15,7 @@
 #include "common.h"
 #include "servers.h"
 #include "servers.skel.h"
+#include "stats.h"
 #include "subcommands.h"
 
 static const char help[] =
@@ -57,7 +58,10 @@ struct srv_table {
 	size_t n, cap;
 };
 
-/* Is cgroup @id one of the filters or below one? */
+/*
+ * Is cgroup @id one of the filters or below one?  By path too: a cgroup
+ * made anew where a filter's was (a restarted container) has another id.
+ */
 static bool selected(const struct hcbs_opts *o, uint64_t id)
 {
 	char path[2 * PATH_MAX + 2];
@@ -72,12 +76,9 @@ static bool selected(const struct hcbs_opts *o, uint64_t id)
 	if (!rel)
 		return false;
 	snprintf(path, sizeof(path), "%s/%s", o->cg_mount, rel);
-	for (int i = 0; i < o->nr_cg; i++) {
-		size_t l = strlen(o->cg[i].path);
-
-		if (!strncmp(path, o->cg[i].path, l) && path[l] == '/')
+	for (int i = 0; i < o->nr_cg; i++)
+		if (path_within(path, o->cg[i].path))
 			return true;
-	}
 	return false;
 }
 

@@ -165,6 +165,13 @@ void job_evaluate(uint64_t release, uint64_t start, uint64_t end,
 	res->late_start = start > release && start - release > D;
 }
 
+bool path_within(const char *path, const char *dir)
+{
+	size_t l = strlen(dir);
+
+	return !strncmp(path, dir, l) && (path[l] == '\0' || path[l] == '/');
+}
+
 void csv_field(char *buf, size_t len, const char *s)
 {
 	size_t o = 0;

@@ -60,6 +60,9 @@ struct job_result {
 void job_evaluate(uint64_t release, uint64_t start, uint64_t end,
 		  uint64_t period_ns, uint64_t deadline_ns, struct job_result *res);
 
+/* Is @path the directory @dir or below it?  Both without a trailing '/'. */
+bool path_within(const char *path, const char *dir);
+
 /* CSV field: quoted if it holds a comma, quote or newline. */
 void csv_field(char *buf, size_t len, const char *s);
 

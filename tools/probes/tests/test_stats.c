@@ -119,6 +119,19 @@ static void test_quantiles_csv(void)
 	ok(!strcmp(buf, "\"a,\"\"b\"\"\""), "CSV: comma and quotes escaped");
 }
 
+static void test_path_within(void)
+{
+	ok(path_within("/sys/fs/cgroup/lxc.payload.c1", "/sys/fs/cgroup/lxc.payload.c1"),
+	   "a cgroup is within itself (also when made anew at the same path)");
+	ok(path_within("/sys/fs/cgroup/lxc.payload.c1/.lxc", "/sys/fs/cgroup/lxc.payload.c1"),
+	   "a sub-cgroup is within its parent");
+	ok(!path_within("/sys/fs/cgroup/lxc.payload.c10", "/sys/fs/cgroup/lxc.payload.c1") &&
+	   !path_within("/sys/fs/cgroup/lxc.payload.c1-1", "/sys/fs/cgroup/lxc.payload.c1"),
+	   "a sibling whose name starts alike is not within");
+	ok(!path_within("/sys/fs/cgroup", "/sys/fs/cgroup/lxc.payload.c1"),
+	   "a parent is not within its child");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -127,6 +140,7 @@ int main(void)
 	test_median_period();
 	test_jobs();
 	test_quantiles_csv();
+	test_path_within();
 	printf("1..%d\n", nr);
 	return failed ? 1 : 0;
 }
