@@ -15,48 +15,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-
-#ifndef SCHED_DEADLINE
-#define SCHED_DEADLINE 6
-#endif
-
-/* glibc 2.36 has no sched_setattr(); this is the VER0 layout of the UAPI. */
-struct dl_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-};
+#include "sched_attr.h"
 
 #define MSEC 1000000ULL
 
 static int set_deadline(uint64_t runtime, uint64_t deadline, uint64_t period)
 {
-	struct dl_attr attr = {
-		.size = sizeof(attr),
-		.sched_policy = SCHED_DEADLINE,
-		.sched_runtime = runtime,
-		.sched_deadline = deadline,
-		.sched_period = period,
-	};
-
-	return syscall(SYS_sched_setattr, 0, &attr, 0) ? -errno : 0;
+	return hcbs_sched_setattr(0, SCHED_DEADLINE, runtime, deadline, period);
 }
 
 static int set_normal(void)
 {
-	struct dl_attr attr = { .size = sizeof(attr), .sched_policy = SCHED_OTHER };
-
-	return syscall(SYS_sched_setattr, 0, &attr, 0) ? -errno : 0;
+	return hcbs_sched_setattr(0, SCHED_OTHER, 0, 0, 0);
 }
 
 static long read_long(const char *path)

@@ -18,14 +18,10 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "hcbs_test.h"
-
-#ifndef SCHED_DEADLINE
-#define SCHED_DEADLINE 6
-#endif
+#include "sched_attr.h"
 
 /*
  * The harness forks a child per test and ends it with _exit(), which drops
@@ -567,30 +563,10 @@ int hcbs_unpin(pid_t pid)
 	return sched_setaffinity(pid, sizeof(set), &set) ? -errno : 0;
 }
 
-/* struct sched_attr, SCHED_ATTR_SIZE_VER0; named ours to avoid libc clashes. */
-struct hcbs_sched_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-};
-
 int hcbs_set_deadline(pid_t pid, uint64_t runtime_ns, uint64_t deadline_ns,
 		      uint64_t period_ns)
 {
-	struct hcbs_sched_attr attr = {
-		.size = sizeof(attr),
-		.sched_policy = SCHED_DEADLINE,
-		.sched_runtime = runtime_ns,
-		.sched_deadline = deadline_ns,
-		.sched_period = period_ns,
-	};
-
-	return syscall(SYS_sched_setattr, pid, &attr, 0) ? -errno : 0;
+	return hcbs_sched_setattr(pid, SCHED_DEADLINE, runtime_ns, deadline_ns, period_ns);
 }
 
 static void __attribute__((noreturn)) hog_loop(struct hcbs_hog_shm *shm)
