@@ -38,18 +38,14 @@ unsigned int hist_slot_of(uint64_t ns)
 
 void uhist_add(struct uhist *dst, const struct hcbs_hist *src)
 {
-	if (!src->count)
-		return;
-	if (!dst->count || src->min_ns < dst->min_ns)
-		dst->min_ns = src->min_ns;
-	if (src->max_ns >= dst->max_ns) {
-		dst->max_ns = src->max_ns;
-		dst->max_tid = src->max_tid;
-	}
-	dst->count += src->count;
-	dst->sum_ns += src->sum_ns;
+	struct uhist h = {
+		.count = src->count, .sum_ns = src->sum_ns, .min_ns = src->min_ns,
+		.max_ns = src->max_ns, .max_tid = src->max_tid,
+	};
+
 	for (int i = 0; i < HCBS_NSLOTS; i++)
-		dst->slots[i] += src->slots[i];
+		h.slots[i] = src->slots[i];
+	uhist_merge(dst, &h);
 }
 
 void uhist_merge(struct uhist *dst, const struct uhist *src)
