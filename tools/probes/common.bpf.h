@@ -2,8 +2,8 @@
 /*
  * hcbstrace: BPF-side helpers shared by the programs: which tasks are
  * selected (set from user space before load, so the verifier drops the
- * branches that are off), which column a task counts in, and the
- * histogram slot of a duration.
+ * branches that are off), which column a task counts in, the histogram
+ * slot of a duration, and the tp_btf and raw_tp flavours of each program.
  */
 #ifndef HCBSTRACE_COMMON_BPF_H
 #define HCBSTRACE_COMMON_BPF_H
@@ -161,6 +161,24 @@ static __always_inline __u32 hist_slot(__u64 ns)
 		return HCBS_NSLOTS - 1;
 	return (msb - HCBS_SUB_BITS + 1) * HCBS_SUB +
 	       ((ns >> (msb - HCBS_SUB_BITS)) & (HCBS_SUB - 1));
+}
+
+/*
+ * Two programs on tracepoint @tp that return @call: @name as tp_btf and
+ * @name##_raw as raw_tp, for kernels that do not take tp_btf programs
+ * there.  User space loads one of the two (hcbs_bpf_load()).  The
+ * arguments (...) are the tracepoint's, as in BPF_PROG().
+ */
+#define HCBS_TP_PROGS(tp, name, call, ...)					\
+SEC("tp_btf/" #tp)								\
+int BPF_PROG(name, __VA_ARGS__)							\
+{										\
+	return call;								\
+}										\
+SEC("raw_tp/" #tp)								\
+int BPF_PROG(name##_raw, __VA_ARGS__)						\
+{										\
+	return call;								\
 }
 
 #endif /* HCBSTRACE_COMMON_BPF_H */

@@ -586,6 +586,58 @@ void hcbs_setup_libbpf(const struct hcbs_opts *o)
 	libbpf_set_print(o->verbose ? print_libbpf : quiet_libbpf);
 }
 
+static bool is_tp_btf(const struct bpf_program *p)
+{
+	return bpf_program__type(p) == BPF_PROG_TYPE_TRACING;
+}
+
+int hcbs_bpf_load(struct hcbs_bpf *b, const struct hcbs_opts *o,
+		  struct bpf_object_skeleton *skel)
+{
+	struct bpf_object *obj = *skel->obj;
+	struct bpf_program *p;
+	int err;
+
+	memset(b, 0, sizeof(*b));
+	b->use_btf = true;
+	bpf_object__for_each_program(p, obj) {
+		/* The section is "tp_btf/<tracepoint>". */
+		if (is_tp_btf(p) &&
+		    !hcbs_tp_btf_works(strchr(bpf_program__section_name(p), '/') + 1))
+			b->use_btf = false;
+	}
+	bpf_object__for_each_program(p, obj)
+		bpf_program__set_autoload(p, is_tp_btf(p) == b->use_btf);
+	err = bpf_object__load_skeleton(skel);
+	if (err) {
+		hcbs_explain_bpf_error(o, "loading the BPF programs", err);
+		return err;
+	}
+	bpf_object__for_each_program(p, obj) {
+		if (!bpf_program__autoload(p))
+			continue;
+		if (b->nr_links == HCBS_MAX_PROGS) {
+			hcbs_err(o, "more than %d BPF programs", HCBS_MAX_PROGS);
+			return -E2BIG;
+		}
+		b->links[b->nr_links] = bpf_program__attach(p);
+		if (!b->links[b->nr_links]) {
+			err = -errno;
+			hcbs_explain_bpf_error(o, bpf_program__name(p), err);
+			return err;
+		}
+		b->nr_links++;
+	}
+	return 0;
+}
+
+void hcbs_bpf_detach(struct hcbs_bpf *b)
+{
+	for (int i = 0; i < b->nr_links; i++)
+		bpf_link__destroy(b->links[i]);
+	b->nr_links = 0;
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;

@@ -95,6 +95,27 @@ void hcbs_explain_bpf_error(const struct hcbs_opts *o, const char *what, int err
 void hcbs_setup_libbpf(const struct hcbs_opts *o);
 void hcbs_install_signals(void);
 
+struct bpf_link;
+struct bpf_object_skeleton;
+
+#define HCBS_MAX_PROGS	8
+
+/* The programs of a subcommand's skeleton, loaded and attached. */
+struct hcbs_bpf {
+	struct bpf_link *links[HCBS_MAX_PROGS];
+	int nr_links;
+	bool use_btf;		/* the tp_btf programs, else their raw_tp twins */
+};
+
+/*
+ * Load the programs of the opened skeleton @skel, one of each tp_btf and
+ * raw_tp pair (HCBS_TP_PROGS): tp_btf where the kernel takes it on every
+ * tracepoint, else raw_tp; then attach them.  Prints the error.
+ */
+int hcbs_bpf_load(struct hcbs_bpf *b, const struct hcbs_opts *o,
+		  struct bpf_object_skeleton *skel);
+void hcbs_bpf_detach(struct hcbs_bpf *b);
+
 /* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns(). */
 uint64_t hcbs_now_ns(void);
 

@@ -109,40 +109,9 @@ static __always_inline int switch_in(bool preempt, struct task_struct *prev,
 	return 0;
 }
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(lat_wakeup, struct task_struct *p)
-{
-	return enqueue(p);
-}
-
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(lat_wakeup_new, struct task_struct *p)
-{
-	return enqueue(p);
-}
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(lat_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
-{
-	return switch_in(preempt, prev, next);
-}
-
-SEC("raw_tp/sched_wakeup")
-int BPF_PROG(lat_wakeup_raw, struct task_struct *p)
-{
-	return enqueue(p);
-}
-
-SEC("raw_tp/sched_wakeup_new")
-int BPF_PROG(lat_wakeup_new_raw, struct task_struct *p)
-{
-	return enqueue(p);
-}
-
-SEC("raw_tp/sched_switch")
-int BPF_PROG(lat_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
-{
-	return switch_in(preempt, prev, next);
-}
+HCBS_TP_PROGS(sched_wakeup, lat_wakeup, enqueue(p), struct task_struct *p)
+HCBS_TP_PROGS(sched_wakeup_new, lat_wakeup_new, enqueue(p), struct task_struct *p)
+HCBS_TP_PROGS(sched_switch, lat_switch, switch_in(preempt, prev, next),
+	      bool preempt, struct task_struct *prev, struct task_struct *next)
 
 char LICENSE[] SEC("license") = "GPL";

@@ -364,17 +364,14 @@ static void print_json(const struct hcbs_opts *o, const struct hcbs_clock *clk,
 
 int cmd_latency(int argc, char **argv)
 {
-	static const char *const btf_progs[] = { "sched_switch" };
 	struct lat_table table = {};
 	struct latency_bpf *obj = NULL;
-	struct bpf_link *links[3] = {};
-	struct bpf_program *progs[3];
+	struct hcbs_bpf bpf = {};
 	struct hcbs_clock clk;
 	struct hcbs_opts o;
 	char cause[256] = "";
 	const char *reason = "interrupted";
-	int err, rc = EXIT_ERROR;
-	bool use_btf;
+	int rc = EXIT_ERROR;
 
 	if (hcbs_parse_opts(&o, "latency", OPT_THREADS | OPT_MAX_LAT | OPT_TASK_FILTER,
 			    help, argc, argv))
@@ -393,36 +390,14 @@ int cmd_latency(int argc, char **argv)
 	obj->rodata->max_latency_ns = o.max_latency_ns;
 	if (o.threads)
 		bpf_map__set_max_entries(obj->maps.hists, LAT_MAX_HISTS_THREADS);
-
-	use_btf = hcbs_tp_btf_works(btf_progs[0]);
-	bpf_program__set_autoload(obj->progs.lat_wakeup, use_btf);
-	bpf_program__set_autoload(obj->progs.lat_wakeup_new, use_btf);
-	bpf_program__set_autoload(obj->progs.lat_switch, use_btf);
-	bpf_program__set_autoload(obj->progs.lat_wakeup_raw, !use_btf);
-	bpf_program__set_autoload(obj->progs.lat_wakeup_new_raw, !use_btf);
-	bpf_program__set_autoload(obj->progs.lat_switch_raw, !use_btf);
-	progs[0] = use_btf ? obj->progs.lat_wakeup : obj->progs.lat_wakeup_raw;
-	progs[1] = use_btf ? obj->progs.lat_wakeup_new : obj->progs.lat_wakeup_new_raw;
-	progs[2] = use_btf ? obj->progs.lat_switch : obj->progs.lat_switch_raw;
-
-	err = latency_bpf__load(obj);
-	if (err) {
-		hcbs_explain_bpf_error(&o, "loading the BPF programs", err);
+	if (hcbs_bpf_load(&bpf, &o, obj->skeleton))
 		goto cleanup;
-	}
-	for (int i = 0; i < 3; i++) {
-		links[i] = bpf_program__attach(progs[i]);
-		if (!links[i]) {
-			hcbs_explain_bpf_error(&o, bpf_program__name(progs[i]), errno);
-			goto cleanup;
-		}
-	}
 
 	hcbs_install_signals();
 	hcbs_clock_start(&clk, &o);
 	if (!o.quiet)
 		fprintf(stderr, "hcbstrace: latency: tracing (%s)... Ctrl-C to end\n",
-			use_btf ? "tp_btf" : "raw_tp");
+			bpf.use_btf ? "tp_btf" : "raw_tp");
 	rc = EXIT_OK;
 	while (!hcbs_exiting) {
 		usleep(100000);
@@ -461,8 +436,7 @@ int cmd_latency(int argc, char **argv)
 		hcbs_err(&o, "%s", cause);
 
 cleanup:
-	for (int i = 0; i < 3; i++)
-		bpf_link__destroy(links[i]);
+	hcbs_bpf_detach(&bpf);
 	latency_bpf__destroy(obj);
 	free(table.e);
 	hcbs_cgroup_names_free();

@@ -240,52 +240,10 @@ static __always_inline int on_exit(struct task_struct *p)
 	return 0;
 }
 
-SEC("tp_btf/hrtimer_start")
-int BPF_PROG(job_timer_start, struct hrtimer *timer)
-{
-	return on_timer_start(timer);
-}
-
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(job_wakeup, struct task_struct *p)
-{
-	return on_wakeup(p);
-}
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(job_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
-{
-	return on_switch(preempt, prev, next);
-}
-
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(job_exit, struct task_struct *p)
-{
-	return on_exit(p);
-}
-
-SEC("raw_tp/hrtimer_start")
-int BPF_PROG(job_timer_start_raw, struct hrtimer *timer)
-{
-	return on_timer_start(timer);
-}
-
-SEC("raw_tp/sched_wakeup")
-int BPF_PROG(job_wakeup_raw, struct task_struct *p)
-{
-	return on_wakeup(p);
-}
-
-SEC("raw_tp/sched_switch")
-int BPF_PROG(job_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
-{
-	return on_switch(preempt, prev, next);
-}
-
-SEC("raw_tp/sched_process_exit")
-int BPF_PROG(job_exit_raw, struct task_struct *p)
-{
-	return on_exit(p);
-}
+HCBS_TP_PROGS(hrtimer_start, job_timer_start, on_timer_start(timer), struct hrtimer *timer)
+HCBS_TP_PROGS(sched_wakeup, job_wakeup, on_wakeup(p), struct task_struct *p)
+HCBS_TP_PROGS(sched_switch, job_switch, on_switch(preempt, prev, next),
+	      bool preempt, struct task_struct *prev, struct task_struct *next)
+HCBS_TP_PROGS(sched_process_exit, job_exit, on_exit(p), struct task_struct *p)
 
 char LICENSE[] SEC("license") = "GPL";

@@ -551,14 +551,12 @@ int cmd_lateness(int argc, char **argv)
 {
 	struct lateness_bpf *obj = NULL;
 	struct ring_buffer *rb = NULL;
-	struct bpf_link *links[4] = {};
-	struct bpf_program *progs[4];
+	struct hcbs_bpf bpf = {};
 	struct state s = {};
 	struct hcbs_clock clk;
 	struct hcbs_opts o;
 	const char *reason = "interrupted";
 	int err, rc = EXIT_ERROR;
-	bool use_btf;
 
 	if (hcbs_parse_opts(&o, "lateness", OPT_LATENESS | OPT_TASK_FILTER, help, argc, argv))
 		return EXIT_ERROR;
@@ -585,32 +583,8 @@ int cmd_lateness(int argc, char **argv)
 	if (o.ringbuf_size)
 		bpf_map__set_max_entries(obj->maps.events, (uint32_t)o.ringbuf_size);
 
-	use_btf = hcbs_tp_btf_works("sched_switch") && hcbs_tp_btf_works("hrtimer_start");
-	bpf_program__set_autoload(obj->progs.job_timer_start, use_btf);
-	bpf_program__set_autoload(obj->progs.job_wakeup, use_btf);
-	bpf_program__set_autoload(obj->progs.job_switch, use_btf);
-	bpf_program__set_autoload(obj->progs.job_exit, use_btf);
-	bpf_program__set_autoload(obj->progs.job_timer_start_raw, !use_btf);
-	bpf_program__set_autoload(obj->progs.job_wakeup_raw, !use_btf);
-	bpf_program__set_autoload(obj->progs.job_switch_raw, !use_btf);
-	bpf_program__set_autoload(obj->progs.job_exit_raw, !use_btf);
-	progs[0] = use_btf ? obj->progs.job_timer_start : obj->progs.job_timer_start_raw;
-	progs[1] = use_btf ? obj->progs.job_wakeup : obj->progs.job_wakeup_raw;
-	progs[2] = use_btf ? obj->progs.job_switch : obj->progs.job_switch_raw;
-	progs[3] = use_btf ? obj->progs.job_exit : obj->progs.job_exit_raw;
-
-	err = lateness_bpf__load(obj);
-	if (err) {
-		hcbs_explain_bpf_error(&o, "loading the BPF programs", err);
+	if (hcbs_bpf_load(&bpf, &o, obj->skeleton))
 		goto cleanup;
-	}
-	for (int i = 0; i < 4; i++) {
-		links[i] = bpf_program__attach(progs[i]);
-		if (!links[i]) {
-			hcbs_explain_bpf_error(&o, bpf_program__name(progs[i]), errno);
-			goto cleanup;
-		}
-	}
 	rb = ring_buffer__new(bpf_map__fd(obj->maps.events), on_event, &s, NULL);
 	if (!rb) {
 		hcbs_explain_bpf_error(&o, "ring buffer", errno);
@@ -621,7 +595,7 @@ int cmd_lateness(int argc, char **argv)
 	hcbs_clock_start(&clk, &o);
 	if (!o.quiet)
 		fprintf(stderr, "hcbstrace: lateness: tracing (%s)... Ctrl-C to end\n",
-			use_btf ? "tp_btf" : "raw_tp");
+			bpf.use_btf ? "tp_btf" : "raw_tp");
 	rc = EXIT_OK;
 	while (!hcbs_exiting) {
 		err = ring_buffer__poll(rb, 100);
@@ -670,8 +644,7 @@ int cmd_lateness(int argc, char **argv)
 
 cleanup:
 	ring_buffer__free(rb);
-	for (int i = 0; i < 4; i++)
-		bpf_link__destroy(links[i]);
+	hcbs_bpf_detach(&bpf);
 	lateness_bpf__destroy(obj);
 	if (s.csv && fclose(s.csv) && rc == EXIT_OK) {
 		hcbs_err(&o, "--csv %s: %s", o.csv, strerror(errno));

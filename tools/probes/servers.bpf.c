@@ -81,18 +81,10 @@ static __always_inline int on_server(int ev, __u64 cgid, int cpu, __s64 runtime,
 }
 
 #define SERVER_PROGS(ev, tp)							\
-SEC("tp_btf/" #tp)								\
-int BPF_PROG(tp##_btf, __u64 cgid, int cpu, __s64 runtime, __u64 deadline,	\
-	     __u64 dl_runtime, __u64 dl_period)					\
-{										\
-	return on_server(ev, cgid, cpu, runtime, deadline, dl_runtime, dl_period); \
-}										\
-SEC("raw_tp/" #tp)								\
-int BPF_PROG(tp##_raw, __u64 cgid, int cpu, __s64 runtime, __u64 deadline,	\
-	     __u64 dl_runtime, __u64 dl_period)					\
-{										\
-	return on_server(ev, cgid, cpu, runtime, deadline, dl_runtime, dl_period); \
-}
+	HCBS_TP_PROGS(tp, tp, on_server(ev, cgid, cpu, runtime, deadline,	\
+					 dl_runtime, dl_period),		\
+		      __u64 cgid, int cpu, __s64 runtime, __u64 deadline,	\
+		      __u64 dl_runtime, __u64 dl_period)
 
 SERVER_PROGS(SRV_START, sched_hcbs_server_start)
 SERVER_PROGS(SRV_STOP, sched_hcbs_server_stop)

@@ -304,14 +304,12 @@ static void print_json(const struct hcbs_opts *o, const struct hcbs_clock *clk,
 int cmd_servers(int argc, char **argv)
 {
 	struct servers_bpf *obj = NULL;
-	struct bpf_link *links[4] = {};
-	struct bpf_program *progs[4];
+	struct hcbs_bpf bpf = {};
 	struct srv_table table = {};
 	struct hcbs_clock clk;
 	struct hcbs_opts o;
 	const char *reason = "interrupted";
-	int err, rc = EXIT_ERROR;
-	bool use_btf;
+	int rc = EXIT_ERROR;
 
 	if (hcbs_parse_opts(&o, "servers", 0, help, argc, argv))
 		return EXIT_ERROR;
@@ -330,44 +328,14 @@ int cmd_servers(int argc, char **argv)
 		hcbs_explain_bpf_error(&o, "opening the BPF object", errno);
 		return EXIT_ERROR;
 	}
-	HCBS_SET_FILTERS(obj->rodata, &o);
-	use_btf = hcbs_tp_btf_works(tps[0]);
-	{
-		struct bpf_program *btf[4] = {
-			obj->progs.sched_hcbs_server_start_btf, obj->progs.sched_hcbs_server_stop_btf,
-			obj->progs.sched_hcbs_server_replenish_btf,
-			obj->progs.sched_hcbs_server_throttle_btf,
-		};
-		struct bpf_program *raw[4] = {
-			obj->progs.sched_hcbs_server_start_raw, obj->progs.sched_hcbs_server_stop_raw,
-			obj->progs.sched_hcbs_server_replenish_raw,
-			obj->progs.sched_hcbs_server_throttle_raw,
-		};
-
-		for (int i = 0; i < 4; i++) {
-			bpf_program__set_autoload(btf[i], use_btf);
-			bpf_program__set_autoload(raw[i], !use_btf);
-			progs[i] = use_btf ? btf[i] : raw[i];
-		}
-	}
-	err = servers_bpf__load(obj);
-	if (err) {
-		hcbs_explain_bpf_error(&o, "loading the BPF programs", err);
+	if (hcbs_bpf_load(&bpf, &o, obj->skeleton))
 		goto cleanup;
-	}
-	for (int i = 0; i < 4; i++) {
-		links[i] = bpf_program__attach(progs[i]);
-		if (!links[i]) {
-			hcbs_explain_bpf_error(&o, bpf_program__name(progs[i]), errno);
-			goto cleanup;
-		}
-	}
 
 	hcbs_install_signals();
 	hcbs_clock_start(&clk, &o);
 	if (!o.quiet)
 		fprintf(stderr, "hcbstrace: servers: tracing (%s)... Ctrl-C to end\n",
-			use_btf ? "tp_btf" : "raw_tp");
+			bpf.use_btf ? "tp_btf" : "raw_tp");
 	rc = EXIT_OK;
 	while (!hcbs_exiting) {
 		usleep(100000);
@@ -394,8 +362,7 @@ int cmd_servers(int argc, char **argv)
 		print_text(&o, &clk, &table, false, obj->bss->drops_servers_full);
 
 cleanup:
-	for (int i = 0; i < 4; i++)
-		bpf_link__destroy(links[i]);
+	hcbs_bpf_detach(&bpf);
 	servers_bpf__destroy(obj);
 	free(table.s);
 	hcbs_cgroup_names_free();
