@@ -3,7 +3,8 @@
  * hcbstrace: BPF-side helpers shared by the programs: which tasks are
  * selected (set from user space before load, so the verifier drops the
  * branches that are off), which column a task counts in, the histogram
- * slot of a duration, and the tp_btf and raw_tp flavours of each program.
+ * slot of a duration, map entries made on first use, and the tp_btf and
+ * raw_tp flavours of each program.
  */
 #ifndef HCBSTRACE_COMMON_BPF_H
 #define HCBSTRACE_COMMON_BPF_H
@@ -161,6 +162,25 @@ static __always_inline __u32 hist_slot(__u64 ns)
 		return HCBS_NSLOTS - 1;
 	return (msb - HCBS_SUB_BITS + 1) * HCBS_SUB +
 	       ((ns >> (msb - HCBS_SUB_BITS)) & (HCBS_SUB - 1));
+}
+
+/*
+ * The value of @key in hash map @map, inserted as *@init when absent.
+ * NULL when the map is full: counted in *@full.
+ */
+static __always_inline void *map_lookup_or_init(void *map, const void *key,
+						const void *init, __u64 *full)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	if (bpf_map_update_elem(map, key, init, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(map, key)) {
+		__sync_fetch_and_add(full, 1);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(map, key);
 }
 
 /*

@@ -30,7 +30,8 @@ struct {
 
 struct lat_drops drops = {};
 struct lat_breach breach = {};
-static struct hcbs_hist zero_hist;
+/* A new histogram: min_ns comes down from its largest value. */
+static const struct hcbs_hist new_hist = { .min_ns = ~0ULL };
 
 static __always_inline int enqueue(struct task_struct *p)
 {
@@ -79,20 +80,11 @@ static __always_inline int switch_in(bool preempt, struct task_struct *prev,
 		bpf_probe_read_kernel_str(breach.comm, sizeof(breach.comm), &next->comm);
 	}
 
-	h = bpf_map_lookup_elem(&hists, &key);
-	if (!h) {
-		if (bpf_map_update_elem(&hists, &key, &zero_hist, BPF_NOEXIST) &&
-		    !bpf_map_lookup_elem(&hists, &key)) {
-			__sync_fetch_and_add(&drops.hists_full, 1);
-			return 0;
-		}
-		h = bpf_map_lookup_elem(&hists, &key);
-		if (!h)
-			return 0;
-		if (per_thread)
-			bpf_probe_read_kernel_str(h->comm, sizeof(h->comm), &next->comm);
-		h->min_ns = delta;
-	}
+	h = map_lookup_or_init(&hists, &key, &new_hist, &drops.hists_full);
+	if (!h)
+		return 0;
+	if (per_thread && !h->comm[0])
+		bpf_probe_read_kernel_str(h->comm, sizeof(h->comm), &next->comm);
 	slot = hist_slot(delta);
 	if (slot >= HCBS_NSLOTS)
 		return 0;

@@ -89,12 +89,7 @@ static __always_inline struct thread_state *thread_of(struct task_struct *p, boo
 		return NULL;
 	if (!policy_selected(p) || !task_selected(p, &zero.cgid))
 		return NULL;
-	if (bpf_map_update_elem(&threads, &tid, &zero, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&threads, &tid)) {
-		__sync_fetch_and_add(&drops.threads_full, 1);
-		return NULL;
-	}
-	return bpf_map_lookup_elem(&threads, &tid);
+	return map_lookup_or_init(&threads, &tid, &zero, &drops.threads_full);
 }
 
 static __always_inline void emit_job(struct thread_state *st, struct task_struct *p, __u64 end)

@@ -44,17 +44,9 @@ static __always_inline int on_server(int ev, __u64 cgid, int cpu, __s64 runtime,
 	struct srv_key key = { .cgid = cgid, .cpu = cpu };
 	struct srv_stats *s;
 
-	s = bpf_map_lookup_elem(&servers, &key);
-	if (!s) {
-		if (bpf_map_update_elem(&servers, &key, &zero_stats, BPF_NOEXIST) &&
-		    !bpf_map_lookup_elem(&servers, &key)) {
-			__sync_fetch_and_add(&drops_servers_full, 1);
-			return 0;
-		}
-		s = bpf_map_lookup_elem(&servers, &key);
-		if (!s)
-			return 0;
-	}
+	s = map_lookup_or_init(&servers, &key, &zero_stats, &drops_servers_full);
+	if (!s)
+		return 0;
 	/* A server's events happen under its runqueue lock: no atomics. */
 	s->dl_runtime = dl_runtime;
 	s->dl_period = dl_period;
