@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "common.h"
+#include "stats.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC	0x63677270
@@ -35,7 +36,7 @@
 #define CAP_BPF		39
 #endif
 
-volatile sig_atomic_t hcbs_exiting;
+static volatile sig_atomic_t hcbs_exiting;
 
 void hcbs_err(const struct hcbs_opts *o, const char *fmt, ...)
 {
@@ -55,6 +56,19 @@ uint64_t hcbs_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void *hcbs_reserve(void *arr, size_t n, size_t *cap, size_t size, size_t first)
+{
+	size_t nc = *cap ? *cap * 2 : first;
+	void *na;
+
+	if (n < *cap)
+		return arr;
+	na = realloc(arr, nc * size);
+	if (na)
+		*cap = nc;
+	return na;
 }
 
 /* ---- option parsing ---- */
@@ -287,8 +301,8 @@ static int default_hierarchy(struct hcbs_opts *o)
 	return 0;
 }
 
-int hcbs_parse_opts(struct hcbs_opts *o, const char *cmd, unsigned int accept,
-		    const char *help, int argc, char **argv)
+static int parse_opts(struct hcbs_opts *o, const char *cmd, unsigned int accept,
+		      const char *help, int argc, char **argv)
 {
 	const char *containers[HCBS_MAX_CGROUPS], *cgroups[HCBS_MAX_CGROUPS];
 	int nr_containers = 0, nr_cgroups = 0, opt;
@@ -491,7 +505,8 @@ static bool have_cap(int cap)
 	return d[cap / 32].effective & (1u << (cap % 32));
 }
 
-int hcbs_check_env(const struct hcbs_opts *o)
+/* Privileges and BTF. */
+static int check_env(const struct hcbs_opts *o)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		hcbs_err(o, "this kernel has no BTF (/sys/kernel/btf/vmlinux): it needs CONFIG_DEBUG_INFO_BTF=y");
@@ -581,9 +596,16 @@ static int quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
-void hcbs_setup_libbpf(const struct hcbs_opts *o)
+int hcbs_init(struct hcbs_opts *o, const char *cmd, unsigned int accept,
+	      const char *help, int argc, char **argv)
 {
-	libbpf_set_print(o->verbose ? print_libbpf : quiet_libbpf);
+	int err = parse_opts(o, cmd, accept, help, argc, argv);
+
+	if (!err)
+		err = check_env(o);
+	if (!err)
+		libbpf_set_print(o->verbose ? print_libbpf : quiet_libbpf);
+	return err;
 }
 
 static bool is_tp_btf(const struct bpf_program *p)
@@ -644,19 +666,17 @@ static void on_signal(int sig)
 	hcbs_exiting = 1;
 }
 
-void hcbs_install_signals(void)
+/* ---- clock ---- */
+
+void hcbs_trace_start(struct hcbs_clock *c, const struct hcbs_opts *o,
+		      const struct hcbs_bpf *b)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-}
 
-/* ---- clock ---- */
-
-void hcbs_clock_start(struct hcbs_clock *c, const struct hcbs_opts *o)
-{
 	memset(c, 0, sizeof(*c));
 	c->start_ns = hcbs_now_ns();
 	c->start_wall = time(NULL);
@@ -664,6 +684,9 @@ void hcbs_clock_start(struct hcbs_clock *c, const struct hcbs_opts *o)
 		c->end_ns = c->start_ns + o->duration_ns;
 	if (o->interval_ns)
 		c->next_tick_ns = c->start_ns + o->interval_ns;
+	if (!o->quiet)
+		fprintf(stderr, "hcbstrace: %s: tracing (%s)... Ctrl-C to end\n", o->cmd,
+			b->use_btf ? "tp_btf" : "raw_tp");
 }
 
 bool hcbs_clock_tick(struct hcbs_clock *c, const struct hcbs_opts *o)
@@ -678,15 +701,36 @@ bool hcbs_clock_tick(struct hcbs_clock *c, const struct hcbs_opts *o)
 	return true;
 }
 
-bool hcbs_clock_done(const struct hcbs_clock *c, const struct hcbs_opts *o)
+int hcbs_trace_wait(const struct hcbs_clock *c, const struct hcbs_opts *o,
+		    const char **reason, struct ring_buffer *rb)
 {
-	if (c->end_ns && hcbs_now_ns() >= c->end_ns)
-		return true;
-	return o->count && c->ticks >= o->count;
+	int err;
+
+	if (o->count && c->ticks >= o->count) {
+		*reason = "count";
+		return 0;
+	}
+	if (c->end_ns && hcbs_now_ns() >= c->end_ns) {
+		*reason = "duration";
+		return 0;
+	}
+	if (hcbs_exiting)
+		return 0;
+	if (!rb) {
+		usleep(100000);
+		return 1;
+	}
+	err = ring_buffer__poll(rb, 100);
+	return err < 0 && err != -EINTR ? err : 1;
 }
 
 /* ---- cgroup names ---- */
 
+/*
+ * The cgroups under the mount, by id.  Entries are never dropped before
+ * hcbs_cgroup_names_free(), so the names handed out stay valid (ids are
+ * not reused).
+ */
 struct cg_name {
 	uint64_t id;
 	char *name;
@@ -698,26 +742,31 @@ static size_t nr_names, cap_names;
 static const char *walk_mount;
 static time_t last_walk;
 
+static const struct cg_name *find_name(uint64_t id)
+{
+	for (size_t i = 0; i < nr_names; i++)
+		if (names[i].id == id)
+			return &names[i];
+	return NULL;
+}
+
 static int walk_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
+	const char *rel = path + strlen(walk_mount);
 	char name[PATH_MAX];
+	struct cg_name *nn;
 
 	(void)ftw;
-	if (flag != FTW_D)
+	if (flag != FTW_D || find_name(st->st_ino))
 		return 0;
-	if (nr_names == cap_names) {
-		size_t nc = cap_names ? cap_names * 2 : 256;
-		struct cg_name *nn = realloc(names, nc * sizeof(*nn));
-
-		if (!nn)
-			return 1;
-		names = nn;
-		cap_names = nc;
-	}
-	name_from_rel(path + strlen(walk_mount), name, sizeof(name));
+	nn = hcbs_reserve(names, nr_names, &cap_names, sizeof(*names), 256);
+	if (!nn)
+		return 1;
+	names = nn;
+	name_from_rel(rel, name, sizeof(name));
 	names[nr_names].id = st->st_ino;
 	names[nr_names].name = strdup(name);
-	names[nr_names].rel = strdup(path + strlen(walk_mount) + (path[strlen(walk_mount)] == '/'));
+	names[nr_names].rel = strdup(rel + (*rel == '/'));
 	if (names[nr_names].name && names[nr_names].rel) {
 		nr_names++;
 	} else {
@@ -729,41 +778,65 @@ static int walk_one(const char *path, const struct stat *st, int flag, struct FT
 
 static const struct cg_name *lookup_name(const struct hcbs_opts *o, uint64_t id)
 {
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < nr_names; i++)
-			if (names[i].id == id)
-				return &names[i];
-		/* Rescan, at most once a second: cgroups come and go. */
-		if (pass || !o->cg_mount[0] || time(NULL) == last_walk)
-			break;
-		hcbs_cgroup_names_free();
-		last_walk = time(NULL);
-		walk_mount = o->cg_mount;
-		nftw(o->cg_mount, walk_one, 16, FTW_PHYS | FTW_MOUNT);
-	}
-	return NULL;
+	const struct cg_name *n = find_name(id);
+
+	/* Walk the tree again, at most once a second: cgroups come and go. */
+	if (n || !o->cg_mount[0] || time(NULL) == last_walk)
+		return n;
+	last_walk = time(NULL);
+	walk_mount = o->cg_mount;
+	nftw(o->cg_mount, walk_one, 16, FTW_PHYS | FTW_MOUNT);
+	return find_name(id);
 }
 
-const char *hcbs_cgroup_name(const struct hcbs_opts *o, uint64_t id)
+/* The name of cgroup @id, or NULL if it is not under the mount. */
+static const char *known_name(const struct hcbs_opts *o, uint64_t id)
 {
-	static char unknown[32];
 	const struct cg_name *n;
 
 	for (int i = 0; i < o->nr_cg; i++)
 		if (o->cg[i].id == id)
 			return o->cg[i].name;
 	n = lookup_name(o, id);
-	if (n)
-		return n->name;
-	snprintf(unknown, sizeof(unknown), "cgroup-%llu", (unsigned long long)id);
-	return unknown;
+	return n ? n->name : NULL;
 }
 
-const char *hcbs_cgroup_path(const struct hcbs_opts *o, uint64_t id)
+static const char *unknown_name(char *buf, size_t len, uint64_t id)
 {
-	const struct cg_name *n = lookup_name(o, id);
+	snprintf(buf, len, "cgroup-%llu", (unsigned long long)id);
+	return buf;
+}
 
-	return n ? n->rel : NULL;
+const char *hcbs_cgroup_name(const struct hcbs_opts *o, uint64_t id)
+{
+	static char unknown[32];
+	const char *name = known_name(o, id);
+
+	return name ? name : unknown_name(unknown, sizeof(unknown), id);
+}
+
+/*
+ * By path too: a cgroup made anew where a filter's was (a restarted
+ * container) has another id.
+ */
+bool hcbs_cgroup_selected(const struct hcbs_opts *o, uint64_t id)
+{
+	char path[2 * PATH_MAX + 2];
+	const struct cg_name *n;
+
+	if (!o->nr_cg)
+		return true;
+	for (int i = 0; i < o->nr_cg; i++)
+		if (o->cg[i].id == id)
+			return true;
+	n = lookup_name(o, id);
+	if (!n)
+		return false;
+	snprintf(path, sizeof(path), "%s/%s", o->cg_mount, n->rel);
+	for (int i = 0; i < o->nr_cg; i++)
+		if (path_within(path, o->cg[i].path))
+			return true;
+	return false;
 }
 
 void hcbs_cgroup_names_free(void)
@@ -777,6 +850,53 @@ void hcbs_cgroup_names_free(void)
 	nr_names = cap_names = 0;
 }
 
+/* ---- columns ---- */
+
+void *hcbs_cols_init(struct hcbs_cols *cols, const struct hcbs_opts *o, size_t extra,
+		     bool filters, size_t size)
+{
+	cols->n = 0;
+	cols->cap = (size_t)o->nr_cg + extra + 1;
+	cols->c = calloc(cols->cap, sizeof(*cols->c));
+	cols->data = calloc(cols->cap, size);
+	if (!cols->c || !cols->data) {
+		hcbs_cols_free(cols);
+		return NULL;
+	}
+	for (int i = 0; filters && i < o->nr_cg; i++) {
+		cols->c[cols->n].cgid = o->cg[i].id;
+		cols->c[cols->n].name = o->cg[i].name;
+		cols->n++;
+	}
+	return cols->data;
+}
+
+size_t hcbs_cols_find(struct hcbs_cols *cols, const struct hcbs_opts *o, uint64_t cgid)
+{
+	struct hcbs_col *c;
+
+	for (size_t i = 0; i < cols->n; i++)
+		if (cols->c[i].cgid == cgid)
+			return i;
+	if (cols->n == cols->cap)	/* more cgroups than the caller counted */
+		abort();
+	c = &cols->c[cols->n];
+	c->cgid = cgid;
+	c->name = known_name(o, cgid);
+	if (!c->name)
+		c->name = unknown_name(c->unknown, sizeof(c->unknown), cgid);
+	return cols->n++;
+}
+
+void hcbs_cols_free(struct hcbs_cols *cols)
+{
+	free(cols->c);
+	free(cols->data);
+	cols->c = NULL;
+	cols->data = NULL;
+	cols->n = cols->cap = 0;
+}
+
 /* ---- output ---- */
 
 char *hcbs_fmt_us(uint64_t ns, char *buf, size_t len)
@@ -786,7 +906,7 @@ char *hcbs_fmt_us(uint64_t ns, char *buf, size_t len)
 }
 
 void hcbs_print_header(const struct hcbs_opts *o, const struct hcbs_clock *c,
-		       const char *what)
+		       const char *what, bool interval)
 {
 	char when[64];
 	struct tm tm;
@@ -794,20 +914,47 @@ void hcbs_print_header(const struct hcbs_opts *o, const struct hcbs_clock *c,
 
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-	printf("# hcbstrace %s: %s\n", o->cmd, what);
+	printf("# hcbstrace %s: %s%s\n", o->cmd, what, interval ? " (interval)" : "");
 	printf("# %s, %.1f s traced\n", when,
 	       (double)(hcbs_now_ns() - c->start_ns) / 1e9);
 }
 
-void hcbs_json_preamble(struct hcbs_json *j, const struct hcbs_opts *o,
-			const struct hcbs_clock *c, const char *stop_reason,
-			const char *threshold_cause)
+int hcbs_print_names(const char *label, int lw, const struct hcbs_cols *cols)
 {
+	int w = 10;
+
+	for (size_t i = 0; i < cols->n; i++)
+		if ((int)strlen(cols->c[i].name) > w)
+			w = (int)strlen(cols->c[i].name);
+	printf("%-*s", lw, label);
+	for (size_t i = 0; i < cols->n; i++)
+		printf(" %*s", w, cols->c[i].name);
+	putchar('\n');
+	return w;
+}
+
+void hcbs_print_row(const char *label, int lw, int w, const void *first, size_t stride,
+		    size_t n)
+{
+	printf("%-*s", lw, label);
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *v = (const void *)((const char *)first + i * stride);
+
+		printf(" %*llu", w, (unsigned long long)*v);
+	}
+	putchar('\n');
+}
+
+struct hcbs_json *hcbs_json_begin(const struct hcbs_opts *o, const struct hcbs_clock *c,
+				  const char *stop_reason, const char *threshold_cause)
+{
+	struct hcbs_json *j = hcbs_json_new(stdout);
 	char buf[4096], when[64];
 	struct utsname u;
 	struct tm tm;
 	size_t off = 0;
 
+	hcbs_json_object_begin(j);
 	hcbs_json_key(j, "schema");
 	hcbs_json_string(j, HCBSTRACE_SCHEMA);
 	hcbs_json_key(j, "command");
@@ -834,4 +981,30 @@ void hcbs_json_preamble(struct hcbs_json *j, const struct hcbs_opts *o,
 		hcbs_json_null(j);
 	hcbs_json_key(j, "cgroup_version");
 	hcbs_json_int(j, o->cg_version);
+	return j;
+}
+
+void hcbs_json_end(struct hcbs_json *j)
+{
+	hcbs_json_object_end(j);
+	fputc('\n', stdout);
+	hcbs_json_free(j);
+	fflush(stdout);
+}
+
+void hcbs_json_cgroup(struct hcbs_json *j, const char *key, const char *name,
+		      uint64_t cgid)
+{
+	hcbs_json_key(j, key);
+	hcbs_json_string(j, name);
+	hcbs_json_key(j, "cgroup_id");
+	hcbs_json_uint(j, cgid);
+}
+
+void hcbs_json_u64s(struct hcbs_json *j, const struct hcbs_json_u64 *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		hcbs_json_key(j, m[i].key);
+		hcbs_json_uint(j, m[i].v);
+	}
 }

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -23,20 +22,16 @@ static const char help[] =
 "\n"
 "Options:\n"
 "  -c, --container NAME   only tasks of this LXC container (repeatable)\n"
-"  -P, --lxcpath PATH     LXC path for --container\n"
+HCBS_HELP_LXCPATH
 "  -g, --cgroup PATH      only tasks in this cgroup or below (repeatable)\n"
 "  -p, --pid PID          only the threads of this process\n"
 "  -C, --comm NAME        only tasks with this name\n"
 "      --group-level N    without filters, fold cgroups into their ancestor\n"
 "                         at level N (default 1: top-level cgroups; -1: none)\n"
 "  -T, --threads          also per thread\n"
-"  -d, --duration DUR     stop after DUR (10s, 2m, 1h)\n"
+HCBS_HELP_DURATION
 "      --max-latency DUR  stop, exit 2, when a latency exceeds DUR (500us)\n"
-"  -j, --json             print JSON (schema hcbstrace/1) instead of text\n"
-"  -q, --quiet            no progress messages\n"
-"  -v, --verbose          print the libbpf log\n"
-"  -h, --help             this help\n"
-"\n"
+HCBS_HELP_OUTPUT
 "interval is seconds (or 500ms, 1m): print and reset every interval.\n"
 "Percentiles are exact to the histogram slot width (6.25%).\n"
 "\n"
@@ -60,18 +55,15 @@ struct lat_table {
 
 static struct lat_entry *lat_find(struct lat_table *t, const struct hcbs_key *k)
 {
+	struct lat_entry *ne;
+
 	for (size_t i = 0; i < t->n; i++)
 		if (t->e[i].key.cgid == k->cgid && t->e[i].key.tid == k->tid)
 			return &t->e[i];
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 64;
-		struct lat_entry *ne = realloc(t->e, nc * sizeof(*ne));
-
-		if (!ne)
-			return NULL;
-		t->e = ne;
-		t->cap = nc;
-	}
+	ne = hcbs_reserve(t->e, t->n, &t->cap, sizeof(*ne), 64);
+	if (!ne)
+		return NULL;
+	t->e = ne;
 	memset(&t->e[t->n], 0, sizeof(t->e[0]));
 	t->e[t->n].key = *k;
 	return &t->e[t->n++];
@@ -106,41 +98,16 @@ static int drain(int fd, struct lat_table *t)
 	return 0;
 }
 
-/* Columns: one per container, summed over its threads. */
-struct column {
-	uint64_t cgid;
-	const char *name;
-	struct uhist h;
-};
-
-static size_t build_columns(const struct hcbs_opts *o, const struct lat_table *t,
-			    bool total, struct column **out)
+/* Columns: one per container, with its threads' histograms summed. */
+static struct uhist *build_columns(const struct hcbs_opts *o, const struct lat_table *t,
+				   bool total, struct hcbs_cols *cols)
 {
-	struct column *c = calloc(t->n + (size_t)o->nr_cg + 1, sizeof(*c));
-	size_t n = 0;
+	struct uhist *h = hcbs_cols_init(cols, o, t->n, true, sizeof(*h));
 
-	if (!c)
-		return 0;
-	/* Filtered containers get a column even when they saw nothing. */
-	for (int i = 0; i < o->nr_cg; i++) {
-		c[n].cgid = o->cg[i].id;
-		c[n].name = o->cg[i].name;
-		n++;
-	}
-	for (size_t i = 0; i < t->n; i++) {
-		size_t j;
-
-		for (j = 0; j < n && c[j].cgid != t->e[i].key.cgid; j++)
-			;
-		if (j == n) {
-			c[n].cgid = t->e[i].key.cgid;
-			c[n].name = hcbs_cgroup_name(o, c[n].cgid);
-			n++;
-		}
-		uhist_merge(&c[j].h, total ? &t->e[i].total : &t->e[i].interval);
-	}
-	*out = c;
-	return n;
+	for (size_t i = 0; h && i < t->n; i++)
+		uhist_merge(&h[hcbs_cols_find(cols, o, t->e[i].key.cgid)],
+			    total ? &t->e[i].total : &t->e[i].interval);
+	return h;
 }
 
 #define NROWS 40
@@ -157,7 +124,7 @@ static unsigned int us_row(uint64_t ns)
 	return r;
 }
 
-static void print_stat_row(const char *label, const struct column *c, size_t n, int w,
+static void print_stat_row(const char *label, const struct uhist *h, size_t n, int w,
 			   double p)
 {
 	char buf[32];
@@ -166,131 +133,112 @@ static void print_stat_row(const char *label, const struct column *c, size_t n, 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v;
 
-		if (!c[i].h.count) {
+		if (!h[i].count) {
 			printf(" %*s", w, "-");
 			continue;
 		}
 		if (p < 0)
-			v = p == -1 ? c[i].h.min_ns : p == -2 ? c[i].h.max_ns :
-			    c[i].h.sum_ns / c[i].h.count;
+			v = p == -1 ? h[i].min_ns : p == -2 ? h[i].max_ns : h[i].sum_ns / h[i].count;
 		else
-			v = uhist_percentile(&c[i].h, p);
+			v = uhist_percentile(&h[i], p);
 		printf(" %*s", w, hcbs_fmt_us(v, buf, sizeof(buf)));
 	}
 	putchar('\n');
 }
 
+static void print_threads(const struct hcbs_opts *o, const struct lat_table *t, bool total)
+{
+	char b[8][32];
+
+	printf("\n%-16s %8s %-16s %9s %9s %9s %9s %9s %9s %9s\n", "CONTAINER", "TID",
+	       "COMM", "COUNT", "MIN", "AVG", "P50", "P99", "P99.9", "MAX");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct lat_entry *e = &t->e[i];
+		const struct uhist *h = total ? &e->total : &e->interval;
+
+		if (!h->count)
+			continue;
+		printf("%-16s %8u %-16s %9llu %9s %9s %9s %9s %9s %9s\n",
+		       hcbs_cgroup_name(o, e->key.cgid), e->key.tid, e->comm,
+		       (unsigned long long)h->count,
+		       hcbs_fmt_us(h->min_ns, b[0], 32),
+		       hcbs_fmt_us(h->sum_ns / h->count, b[1], 32),
+		       hcbs_fmt_us(uhist_percentile(h, 0.5), b[2], 32),
+		       hcbs_fmt_us(uhist_percentile(h, 0.99), b[3], 32),
+		       hcbs_fmt_us(uhist_percentile(h, 0.999), b[4], 32),
+		       hcbs_fmt_us(h->max_ns, b[5], 32));
+	}
+}
+
 static void print_text(const struct hcbs_opts *o, const struct hcbs_clock *clk,
 		       const struct lat_table *t, bool total, const struct lat_drops *d)
 {
-	struct column *c = NULL;
-	size_t n = build_columns(o, t, total, &c);
-	uint64_t (*rows)[NROWS] = calloc(n ? n : 1, sizeof(*rows));
-	int w = 10, lo = NROWS, hi = -1;
+	struct hcbs_cols cols;
+	struct uhist *h;
+	uint64_t (*rows)[NROWS];
+	int w, lo = NROWS, hi = -1;
 	char label[32];
 
-	if (!c || !rows) {
-		free(c);
-		free(rows);
+	h = build_columns(o, t, total, &cols);
+	if (!h)
 		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		if ((int)strlen(c[i].name) > w)
-			w = (int)strlen(c[i].name);
-	for (size_t i = 0; i < n; i++)
+	rows = calloc(cols.n ? cols.n : 1, sizeof(*rows));
+	if (!rows)
+		goto out;
+	for (size_t i = 0; i < cols.n; i++)
 		for (unsigned int s = 0; s < HCBS_NSLOTS; s++) {
 			uint64_t mid;
 			unsigned int r;
 
-			if (!c[i].h.slots[s])
+			if (!h[i].slots[s])
 				continue;
 			mid = s < HCBS_SUB ? s : hist_slot_lower(s) / 2 + hist_slot_upper(s) / 2;
 			if (s == HCBS_NSLOTS - 1)
 				mid = hist_slot_lower(s);
 			r = us_row(mid);
-			rows[i][r] += c[i].h.slots[s];
+			rows[i][r] += h[i].slots[s];
 			if ((int)r < lo)
 				lo = (int)r;
 			if ((int)r > hi)
 				hi = (int)r;
 		}
 
-	hcbs_print_header(o, clk, total ? "wakeup-to-run latency" :
-			  "wakeup-to-run latency (interval)");
+	hcbs_print_header(o, clk, "wakeup-to-run latency", !total);
 	printf("# Time unit is microseconds (us); log2 rows\n");
-	printf("%-14s", "us");
-	for (size_t i = 0; i < n; i++)
-		printf(" %*s", w, c[i].name);
-	putchar('\n');
+	w = hcbs_print_names("us", 14, &cols);
 	for (int r = lo; r <= hi; r++) {
 		uint64_t a = r ? 1ull << r : 0, b = (2ull << r) - 1;
 
 		snprintf(label, sizeof(label), "%llu-%llu", (unsigned long long)a,
 			 (unsigned long long)b);
-		printf("%-14s", label);
-		for (size_t i = 0; i < n; i++)
-			printf(" %*llu", w, (unsigned long long)rows[i][r]);
-		putchar('\n');
+		hcbs_print_row(label, 14, w, &rows[0][r], sizeof(rows[0]), cols.n);
 	}
-	printf("%-14s", "count:");
-	for (size_t i = 0; i < n; i++)
-		printf(" %*llu", w, (unsigned long long)c[i].h.count);
-	putchar('\n');
-	print_stat_row("min:", c, n, w, -1);
-	print_stat_row("avg:", c, n, w, -3);
-	print_stat_row("p50:", c, n, w, 0.50);
-	print_stat_row("p90:", c, n, w, 0.90);
-	print_stat_row("p99:", c, n, w, 0.99);
-	print_stat_row("p99.9:", c, n, w, 0.999);
-	print_stat_row("max:", c, n, w, -2);
-
-	if (o->threads && t->n) {
-		char b[8][32];
-
-		printf("\n%-16s %8s %-16s %9s %9s %9s %9s %9s %9s %9s\n", "CONTAINER", "TID",
-		       "COMM", "COUNT", "MIN", "AVG", "P50", "P99", "P99.9", "MAX");
-		for (size_t i = 0; i < t->n; i++) {
-			const struct lat_entry *e = &t->e[i];
-			const struct uhist *h = total ? &e->total : &e->interval;
-
-			if (!h->count)
-				continue;
-			printf("%-16s %8u %-16s %9llu %9s %9s %9s %9s %9s %9s\n",
-			       hcbs_cgroup_name(o, e->key.cgid), e->key.tid, e->comm,
-			       (unsigned long long)h->count,
-			       hcbs_fmt_us(h->min_ns, b[0], 32),
-			       hcbs_fmt_us(h->sum_ns / h->count, b[1], 32),
-			       hcbs_fmt_us(uhist_percentile(h, 0.5), b[2], 32),
-			       hcbs_fmt_us(uhist_percentile(h, 0.99), b[3], 32),
-			       hcbs_fmt_us(uhist_percentile(h, 0.999), b[4], 32),
-			       hcbs_fmt_us(h->max_ns, b[5], 32));
-		}
-	}
+	hcbs_print_row("count:", 14, w, &h[0].count, sizeof(h[0]), cols.n);
+	print_stat_row("min:", h, cols.n, w, -1);
+	print_stat_row("avg:", h, cols.n, w, -3);
+	print_stat_row("p50:", h, cols.n, w, 0.50);
+	print_stat_row("p90:", h, cols.n, w, 0.90);
+	print_stat_row("p99:", h, cols.n, w, 0.99);
+	print_stat_row("p99.9:", h, cols.n, w, 0.999);
+	print_stat_row("max:", h, cols.n, w, -2);
+	if (o->threads && t->n)
+		print_threads(o, t, total);
 	printf("# dropped: %llu wakeups (pending map full), %llu samples (histogram map full)\n",
 	       (unsigned long long)d->pending_full, (unsigned long long)d->hists_full);
 	fflush(stdout);
 	free(rows);
-	free(c);
+out:
+	hcbs_cols_free(&cols);
 }
 
 static void json_hist(struct hcbs_json *j, const struct uhist *h)
 {
-	hcbs_json_key(j, "count");
-	hcbs_json_uint(j, h->count);
-	hcbs_json_key(j, "min_ns");
-	hcbs_json_uint(j, h->min_ns);
-	hcbs_json_key(j, "avg_ns");
-	hcbs_json_uint(j, h->count ? h->sum_ns / h->count : 0);
-	hcbs_json_key(j, "p50_ns");
-	hcbs_json_uint(j, uhist_percentile(h, 0.50));
-	hcbs_json_key(j, "p90_ns");
-	hcbs_json_uint(j, uhist_percentile(h, 0.90));
-	hcbs_json_key(j, "p99_ns");
-	hcbs_json_uint(j, uhist_percentile(h, 0.99));
-	hcbs_json_key(j, "p999_ns");
-	hcbs_json_uint(j, uhist_percentile(h, 0.999));
-	hcbs_json_key(j, "max_ns");
-	hcbs_json_uint(j, h->max_ns);
+	HCBS_JSON_U64S(j, { "count", h->count }, { "min_ns", h->min_ns },
+		       { "avg_ns", h->count ? h->sum_ns / h->count : 0 },
+		       { "p50_ns", uhist_percentile(h, 0.50) },
+		       { "p90_ns", uhist_percentile(h, 0.90) },
+		       { "p99_ns", uhist_percentile(h, 0.99) },
+		       { "p999_ns", uhist_percentile(h, 0.999) }, { "max_ns", h->max_ns });
 	hcbs_json_key(j, "histogram");
 	hcbs_json_array_begin(j);
 	for (unsigned int s = 0; s < HCBS_NSLOTS; s++) {
@@ -312,30 +260,19 @@ static void print_json(const struct hcbs_opts *o, const struct hcbs_clock *clk,
 		       const struct lat_table *t, const struct lat_drops *d,
 		       const char *reason, const char *cause)
 {
-	struct hcbs_json *j = hcbs_json_new(stdout);
-	struct column *c = NULL;
-	size_t n = build_columns(o, t, true, &c);
+	struct hcbs_cols cols;
+	struct uhist *h = build_columns(o, t, true, &cols);	/* no columns if NULL */
+	struct hcbs_json *j = hcbs_json_begin(o, clk, reason, cause);
 
-	hcbs_json_object_begin(j);
-	hcbs_json_preamble(j, o, clk, reason, cause);
 	hcbs_json_key(j, "unit");
 	hcbs_json_string(j, "ns");
-	hcbs_json_key(j, "drops");
-	hcbs_json_object_begin(j);
-	hcbs_json_key(j, "pending_full");
-	hcbs_json_uint(j, d->pending_full);
-	hcbs_json_key(j, "hists_full");
-	hcbs_json_uint(j, d->hists_full);
-	hcbs_json_object_end(j);
+	HCBS_JSON_DROPS(j, { "pending_full", d->pending_full }, { "hists_full", d->hists_full });
 	hcbs_json_key(j, "containers");
 	hcbs_json_array_begin(j);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < cols.n; i++) {
 		hcbs_json_object_begin(j);
-		hcbs_json_key(j, "name");
-		hcbs_json_string(j, c[i].name);
-		hcbs_json_key(j, "cgroup_id");
-		hcbs_json_uint(j, c[i].cgid);
-		json_hist(j, &c[i].h);
+		hcbs_json_cgroup(j, "name", cols.c[i].name, cols.c[i].cgid);
+		json_hist(j, &h[i]);
 		hcbs_json_object_end(j);
 	}
 	hcbs_json_array_end(j);
@@ -347,25 +284,20 @@ static void print_json(const struct hcbs_opts *o, const struct hcbs_clock *clk,
 		hcbs_json_uint(j, t->e[i].key.tid);
 		hcbs_json_key(j, "comm");
 		hcbs_json_string(j, t->e[i].comm);
-		hcbs_json_key(j, "container");
-		hcbs_json_string(j, hcbs_cgroup_name(o, t->e[i].key.cgid));
-		hcbs_json_key(j, "cgroup_id");
-		hcbs_json_uint(j, t->e[i].key.cgid);
+		hcbs_json_cgroup(j, "container", hcbs_cgroup_name(o, t->e[i].key.cgid),
+				 t->e[i].key.cgid);
 		json_hist(j, &t->e[i].total);
 		hcbs_json_object_end(j);
 	}
 	hcbs_json_array_end(j);
-	hcbs_json_object_end(j);
-	fputc('\n', stdout);
-	hcbs_json_free(j);
-	fflush(stdout);
-	free(c);
+	hcbs_json_end(j);
+	hcbs_cols_free(&cols);
 }
 
 int cmd_latency(int argc, char **argv)
 {
 	struct lat_table table = {};
-	struct latency_bpf *obj = NULL;
+	struct latency_bpf *obj;
 	struct hcbs_bpf bpf = {};
 	struct hcbs_clock clk;
 	struct hcbs_opts o;
@@ -373,12 +305,9 @@ int cmd_latency(int argc, char **argv)
 	const char *reason = "interrupted";
 	int rc = EXIT_ERROR;
 
-	if (hcbs_parse_opts(&o, "latency", OPT_THREADS | OPT_MAX_LAT | OPT_TASK_FILTER,
-			    help, argc, argv))
+	if (hcbs_init(&o, "latency", OPT_THREADS | OPT_MAX_LAT | OPT_TASK_FILTER, help,
+		      argc, argv))
 		return EXIT_ERROR;
-	if (hcbs_check_env(&o))
-		return EXIT_ERROR;
-	hcbs_setup_libbpf(&o);
 
 	obj = latency_bpf__open();
 	if (!obj) {
@@ -393,14 +322,9 @@ int cmd_latency(int argc, char **argv)
 	if (hcbs_bpf_load(&bpf, &o, obj->skeleton))
 		goto cleanup;
 
-	hcbs_install_signals();
-	hcbs_clock_start(&clk, &o);
-	if (!o.quiet)
-		fprintf(stderr, "hcbstrace: latency: tracing (%s)... Ctrl-C to end\n",
-			bpf.use_btf ? "tp_btf" : "raw_tp");
+	hcbs_trace_start(&clk, &o, &bpf);
 	rc = EXIT_OK;
-	while (!hcbs_exiting) {
-		usleep(100000);
+	while (hcbs_trace_wait(&clk, &o, &reason, NULL) > 0) {
 		if (obj->bss->breach.ns) {
 			const struct lat_breach *b = &obj->bss->breach;
 			char a[32], m[32];
@@ -421,10 +345,6 @@ int cmd_latency(int argc, char **argv)
 				print_text(&o, &clk, &table, false, &obj->bss->drops);
 			for (size_t i = 0; i < table.n; i++)
 				memset(&table.e[i].interval, 0, sizeof(table.e[i].interval));
-		}
-		if (hcbs_clock_done(&clk, &o)) {
-			reason = o.count && clk.ticks >= o.count ? "count" : "duration";
-			break;
 		}
 	}
 	drain(bpf_map__fd(obj->maps.hists), &table);

@@ -8,7 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -35,7 +34,7 @@ static const char help[] =
 "\n"
 "Options:\n"
 "  -c, --container NAME   only threads of this LXC container (repeatable)\n"
-"  -P, --lxcpath PATH     LXC path for --container\n"
+HCBS_HELP_LXCPATH
 "  -g, --cgroup PATH      only threads in this cgroup or below (repeatable)\n"
 "  -p, --pid PID          only the threads of this process\n"
 "  -C, --comm NAME        only threads with this name\n"
@@ -47,12 +46,8 @@ static const char help[] =
 "      --csv FILE         one row per job (for plot-lateness-cdf)\n"
 "      --max-lateness L   stop, exit 2, when a job's lateness exceeds L\n"
 "      --ringbuf-size N   job ring buffer, a power of two (default 1M)\n"
-"  -d, --duration DUR     stop after DUR (10s, 2m, 1h)\n"
-"  -j, --json             print JSON (schema hcbstrace/1) instead of text\n"
-"  -q, --quiet            no progress messages\n"
-"  -v, --verbose          print the libbpf log\n"
-"  -h, --help             this help\n"
-"\n"
+HCBS_HELP_DURATION
+HCBS_HELP_OUTPUT
 "Examples:\n"
 "  hcbstrace lateness -c vbbu1 -d 60s --csv vbbu1.csv\n"
 "  hcbstrace lateness -p $(pidof l1app) --period 1ms --max-lateness 0\n"
@@ -62,6 +57,20 @@ static const char help[] =
 /* Releases used to infer a period: 16 gaps. */
 #define INFER_N		17
 #define LBINS		40	/* -1.0 .. 1.0 in 0.05 steps, then "over" */
+
+/* Jobs, deadline misses, late starts and the largest response time. */
+struct counts {
+	uint64_t jobs, misses, late, max_r;
+};
+
+static void counts_add(struct counts *c, const struct counts *a)
+{
+	c->jobs += a->jobs;
+	c->misses += a->misses;
+	c->late += a->late;
+	if (a->max_r > c->max_r)
+		c->max_r = a->max_r;
+}
 
 struct thr {
 	uint32_t tid, pid;
@@ -73,10 +82,10 @@ struct thr {
 	size_t nrel;
 	struct job_event *pend;
 	size_t npend, cappend;
-	double *lat;
+	double *lat;		/* the lateness of each job; this interval's from istart */
 	size_t nlat, caplat, istart;
-	uint64_t jobs, misses, late, timer_rel, sum_r, max_r, unevaluated;
-	uint64_t ijobs, imisses, ilate, imax_r;
+	struct counts all, iv;	/* in all, in this interval */
+	uint64_t timer_rel, sum_r, unevaluated;
 };
 
 struct state {
@@ -90,18 +99,15 @@ struct state {
 
 static struct thr *thr_find(struct state *s, const struct job_event *e)
 {
+	struct thr *nt;
+
 	for (size_t i = 0; i < s->n; i++)
 		if (s->t[i].tid == e->tid && s->t[i].cgid == e->cgid)
 			return &s->t[i];
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 32;
-		struct thr *nt = realloc(s->t, nc * sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		s->t = nt;
-		s->cap = nc;
-	}
+	nt = hcbs_reserve(s->t, s->n, &s->cap, sizeof(*nt), 32);
+	if (!nt)
+		return NULL;
+	s->t = nt;
 	memset(&s->t[s->n], 0, sizeof(s->t[0]));
 	s->t[s->n].tid = e->tid;
 	s->t[s->n].pid = e->pid;
@@ -111,15 +117,11 @@ static struct thr *thr_find(struct state *s, const struct job_event *e)
 
 static int push_lat(struct thr *t, double l)
 {
-	if (t->nlat == t->caplat) {
-		size_t nc = t->caplat ? t->caplat * 2 : 256;
-		double *nl = realloc(t->lat, nc * sizeof(*nl));
+	double *nl = hcbs_reserve(t->lat, t->nlat, &t->caplat, sizeof(*nl), 256);
 
-		if (!nl)
-			return -ENOMEM;
-		t->lat = nl;
-		t->caplat = nc;
-	}
+	if (!nl)
+		return -ENOMEM;
+	t->lat = nl;
 	t->lat[t->nlat++] = l;
 	return 0;
 }
@@ -136,20 +138,14 @@ static void evaluate(struct state *s, struct thr *t, const struct job_event *e)
 	const struct hcbs_opts *o = s->o;
 	uint64_t D = o->deadline_ns ? o->deadline_ns : t->period;
 	struct job_result r;
+	struct counts job;
 
 	job_evaluate(e->release, e->start, e->end, t->period, D, &r);
-	t->jobs++;
-	t->ijobs++;
-	t->misses += r.miss;
-	t->imisses += r.miss;
-	t->late += r.late_start;
-	t->ilate += r.late_start;
+	job = (struct counts){ 1, r.miss, r.late_start, r.response_ns };
+	counts_add(&t->all, &job);
+	counts_add(&t->iv, &job);
 	t->timer_rel += e->release_src == JOB_REL_TIMER;
 	t->sum_r += r.response_ns;
-	if (r.response_ns > t->max_r)
-		t->max_r = r.response_ns;
-	if (r.response_ns > t->imax_r)
-		t->imax_r = r.response_ns;
 	if (push_lat(t, r.lateness))
 		s->err = -ENOMEM;
 	if (s->csv) {
@@ -159,7 +155,7 @@ static void evaluate(struct state *s, struct thr *t, const struct job_event *e)
 		fprintf(s->csv, "%s,%llu,%u,%u,", name, (unsigned long long)t->cgid, e->pid, e->tid);
 		csv_field(name, sizeof(name), t->comm);
 		fprintf(s->csv, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%d,%d,%s,%llu,%u,%d,%llu\n",
-			name, (unsigned long long)t->jobs,
+			name, (unsigned long long)t->all.jobs,
 			(unsigned long long)e->release, (unsigned long long)e->wakeup,
 			(unsigned long long)e->start, (unsigned long long)e->end,
 			(unsigned long long)r.response_ns, (unsigned long long)t->period,
@@ -174,7 +170,7 @@ static void evaluate(struct state *s, struct thr *t, const struct job_event *e)
 		snprintf(s->cause, sizeof(s->cause),
 			 "lateness %.3f > --max-lateness %g: tid %u (%.16s) in %s, job %llu (r=%sus, T=%sus)",
 			 r.lateness, o->max_lateness, e->tid, t->comm, hcbs_cgroup_name(o, t->cgid),
-			 (unsigned long long)t->jobs, hcbs_fmt_us(r.response_ns, a, sizeof(a)),
+			 (unsigned long long)t->all.jobs, hcbs_fmt_us(r.response_ns, a, sizeof(a)),
 			 hcbs_fmt_us(t->period, b, sizeof(b)));
 	}
 }
@@ -193,6 +189,7 @@ static int on_event(void *ctx, void *data, size_t len)
 {
 	struct state *s = ctx;
 	const struct job_event *e = data;
+	struct job_event *np;
 	struct thr *t;
 
 	if (len < sizeof(*e))
@@ -211,17 +208,12 @@ static int on_event(void *ctx, void *data, size_t len)
 	}
 	if (t->nrel < INFER_N)
 		t->rel[t->nrel++] = e->release;
-	if (t->npend == t->cappend) {
-		size_t nc = t->cappend ? t->cappend * 2 : INFER_N;
-		struct job_event *np = realloc(t->pend, nc * sizeof(*np));
-
-		if (!np) {
-			s->err = -ENOMEM;
-			return -ENOMEM;
-		}
-		t->pend = np;
-		t->cappend = nc;
+	np = hcbs_reserve(t->pend, t->npend, &t->cappend, sizeof(*np), INFER_N);
+	if (!np) {
+		s->err = -ENOMEM;
+		return -ENOMEM;
 	}
+	t->pend = np;
 	t->pend[t->npend++] = *e;
 	if (t->nrel == INFER_N) {
 		t->period = infer_period(t->rel, t->nrel);
@@ -254,55 +246,50 @@ static void finish_pending(struct state *s)
 
 /* ---- output ---- */
 
+/* A column: its threads' jobs, and their lateness sorted and in bins. */
 struct lcol {
-	uint64_t cgid;
-	const char *name;
 	double *lat;
 	size_t nlat;
-	uint64_t jobs, misses, late, max_r, threads, bins[LBINS + 1];
+	struct counts n;
+	uint64_t threads, bins[LBINS + 1];
 };
 
-static size_t build_cols(struct state *s, bool total, struct lcol **out)
+/* The lateness of @t's jobs from the @from-th on, sorted, in *@k values. */
+static double *sorted_lat(const struct thr *t, size_t from, size_t *k)
 {
-	const struct hcbs_opts *o = s->o;
-	struct lcol *c = calloc(s->n + (size_t)o->nr_cg + 1, sizeof(*c));
-	size_t n = 0;
+	double *v;
 
-	if (!c)
-		return 0;
-	for (int i = 0; i < o->nr_cg; i++) {
-		c[n].cgid = o->cg[i].id;
-		c[n].name = o->cg[i].name;
-		n++;
+	*k = t->nlat - from;
+	v = *k ? malloc(*k * sizeof(*v)) : NULL;
+	if (v) {
+		memcpy(v, t->lat + from, *k * sizeof(*v));
+		sort_doubles(v, *k);
 	}
-	for (size_t i = 0; i < s->n; i++) {
-		struct thr *t = &s->t[i];
-		size_t j, from = total ? 0 : t->istart;
+	return v;
+}
 
-		for (j = 0; j < n && c[j].cgid != t->cgid; j++)
-			;
-		if (j == n) {
-			c[n].cgid = t->cgid;
-			c[n].name = hcbs_cgroup_name(o, t->cgid);
-			n++;
-		}
-		c[j].threads++;
-		c[j].jobs += total ? t->jobs : t->ijobs;
-		c[j].misses += total ? t->misses : t->imisses;
-		c[j].late += total ? t->late : t->ilate;
-		if ((total ? t->max_r : t->imax_r) > c[j].max_r)
-			c[j].max_r = total ? t->max_r : t->imax_r;
+static struct lcol *build_cols(struct state *s, bool total, struct hcbs_cols *cols)
+{
+	struct lcol *c = hcbs_cols_init(cols, s->o, s->n, true, sizeof(*c));
+
+	for (size_t i = 0; c && i < s->n; i++) {
+		struct thr *t = &s->t[i];
+		struct lcol *x = &c[hcbs_cols_find(cols, s->o, t->cgid)];
+		size_t from = total ? 0 : t->istart;
+
+		x->threads++;
+		counts_add(&x->n, total ? &t->all : &t->iv);
 		if (t->nlat > from) {
-			double *nl = realloc(c[j].lat, (c[j].nlat + t->nlat - from) * sizeof(*nl));
+			double *nl = realloc(x->lat, (x->nlat + t->nlat - from) * sizeof(*nl));
 
 			if (nl) {
-				memcpy(nl + c[j].nlat, t->lat + from, (t->nlat - from) * sizeof(*nl));
-				c[j].lat = nl;
-				c[j].nlat += t->nlat - from;
+				memcpy(nl + x->nlat, t->lat + from, (t->nlat - from) * sizeof(*nl));
+				x->lat = nl;
+				x->nlat += t->nlat - from;
 			}
 		}
 	}
-	for (size_t j = 0; j < n; j++) {
+	for (size_t j = 0; c && j < cols->n; j++) {
 		sort_doubles(c[j].lat, c[j].nlat);
 		for (size_t k = 0; k < c[j].nlat; k++) {
 			double l = c[j].lat[k];
@@ -311,15 +298,14 @@ static size_t build_cols(struct state *s, bool total, struct lcol **out)
 			c[j].bins[b < 0 ? 0 : b > LBINS ? LBINS : b]++;
 		}
 	}
-	*out = c;
-	return n;
+	return c;
 }
 
-static void free_cols(struct lcol *c, size_t n)
+static void free_cols(struct hcbs_cols *cols, struct lcol *c)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < cols->n; i++)
 		free(c[i].lat);
-	free(c);
+	hcbs_cols_free(cols);
 }
 
 static void lat_row(const char *label, const struct lcol *c, size_t n, int w, double p)
@@ -334,102 +320,88 @@ static void lat_row(const char *label, const struct lcol *c, size_t n, int w, do
 	putchar('\n');
 }
 
+static void print_threads(struct state *s, bool total)
+{
+	char buf[32], per[32];
+
+	printf("\n%-16s %8s %-16s %11s %9s %7s %7s %8s %8s %8s %11s\n", "CONTAINER", "TID",
+	       "COMM", "PERIOD(us)", "JOBS", "MISSES", "LATE", "L-P50", "L-P99", "L-MAX",
+	       "R-MAX(us)");
+	for (size_t i = 0; i < s->n; i++) {
+		const struct thr *t = &s->t[i];
+		const struct counts *n = total ? &t->all : &t->iv;
+		size_t k;
+		double *v = sorted_lat(t, total ? 0 : t->istart, &k);
+
+		if (!n->jobs || !v) {
+			free(v);
+			continue;
+		}
+		snprintf(per, sizeof(per), "%s%s", hcbs_fmt_us(t->period, buf, sizeof(buf)),
+			 t->inferred ? "*" : "");
+		printf("%-16s %8u %-16s %11s %9llu %7llu %7llu %8.3f %8.3f %8.3f %11s\n",
+		       hcbs_cgroup_name(s->o, t->cgid), t->tid, t->comm, per,
+		       (unsigned long long)n->jobs, (unsigned long long)n->misses,
+		       (unsigned long long)n->late,
+		       quantile_sorted(v, k, 0.5), quantile_sorted(v, k, 0.99), v[k - 1],
+		       hcbs_fmt_us(n->max_r, buf, sizeof(buf)));
+		free(v);
+	}
+	printf("# PERIOD with * is inferred (median time between releases)\n");
+}
+
 static void print_text(struct state *s, const struct hcbs_clock *clk, bool total,
 		       const struct job_drops *d)
 {
-	const struct hcbs_opts *o = s->o;
-	struct lcol *c = NULL;
-	size_t n = build_cols(s, total, &c);
-	int w = 10, lo = LBINS + 1, hi = -1;
-	char buf[32];
+	struct hcbs_cols cols;
+	struct lcol *c;
+	int w, lo = LBINS + 1, hi = -1;
+	char label[32];
 
-	for (size_t i = 0; i < n; i++) {
-		if ((int)strlen(c[i].name) > w)
-			w = (int)strlen(c[i].name);
+	c = build_cols(s, total, &cols);
+	if (!c)
+		return;
+	for (size_t i = 0; i < cols.n; i++)
 		for (int b = 0; b <= LBINS; b++)
 			if (c[i].bins[b]) {
 				lo = b < lo ? b : lo;
 				hi = b > hi ? b : hi;
 			}
-	}
-	hcbs_print_header(o, clk, total ? "normalized lateness l = (r - D) / T" :
-			  "normalized lateness l = (r - D) / T (interval)");
+	hcbs_print_header(s->o, clk, "normalized lateness l = (r - D) / T", !total);
 	printf("# rows: l in steps of 0.05; l > 0 is a deadline miss\n");
-	printf("%-12s", "l");
-	for (size_t i = 0; i < n; i++)
-		printf(" %*s", w, c[i].name);
-	putchar('\n');
+	w = hcbs_print_names("l", 12, &cols);
 	for (int b = lo; b <= hi; b++) {
-		char label[32];
-
 		if (b == LBINS)
 			snprintf(label, sizeof(label), "over:");
 		else
 			snprintf(label, sizeof(label), "%+.2f", -1.0 + 0.05 * b);
-		printf("%-12s", label);
-		for (size_t i = 0; i < n; i++)
-			printf(" %*llu", w, (unsigned long long)c[i].bins[b]);
-		putchar('\n');
+		hcbs_print_row(label, 12, w, &c[0].bins[b], sizeof(c[0]), cols.n);
 	}
-#define COUNT_ROW(label, field) do {					\
-		printf("%-12s", label);						\
-		for (size_t i = 0; i < n; i++)					\
-			printf(" %*llu", w, (unsigned long long)c[i].field);	\
-		putchar('\n');							\
-	} while (0)
-	COUNT_ROW("threads:", threads);
-	COUNT_ROW("jobs:", jobs);
-	COUNT_ROW("misses:", misses);
-	COUNT_ROW("late-starts:", late);
-	lat_row("l-min:", c, n, w, 0);
-	lat_row("l-p50:", c, n, w, 0.5);
-	lat_row("l-p90:", c, n, w, 0.9);
-	lat_row("l-p99:", c, n, w, 0.99);
-	lat_row("l-p99.9:", c, n, w, 0.999);
-	lat_row("l-max:", c, n, w, 1.0);
+	hcbs_print_row("threads:", 12, w, &c[0].threads, sizeof(c[0]), cols.n);
+	hcbs_print_row("jobs:", 12, w, &c[0].n.jobs, sizeof(c[0]), cols.n);
+	hcbs_print_row("misses:", 12, w, &c[0].n.misses, sizeof(c[0]), cols.n);
+	hcbs_print_row("late-starts:", 12, w, &c[0].n.late, sizeof(c[0]), cols.n);
+	lat_row("l-min:", c, cols.n, w, 0);
+	lat_row("l-p50:", c, cols.n, w, 0.5);
+	lat_row("l-p90:", c, cols.n, w, 0.9);
+	lat_row("l-p99:", c, cols.n, w, 0.99);
+	lat_row("l-p99.9:", c, cols.n, w, 0.999);
+	lat_row("l-max:", c, cols.n, w, 1.0);
 	printf("%-12s", "r-max(us):");
-	for (size_t i = 0; i < n; i++)
-		printf(" %*s", w, c[i].jobs ? hcbs_fmt_us(c[i].max_r, buf, sizeof(buf)) : "-");
+	for (size_t i = 0; i < cols.n; i++)
+		printf(" %*s", w, c[i].n.jobs ? hcbs_fmt_us(c[i].n.max_r, label, sizeof(label)) : "-");
 	putchar('\n');
-
-	if (s->n) {
-		printf("\n%-16s %8s %-16s %11s %9s %7s %7s %8s %8s %8s %11s\n", "CONTAINER", "TID",
-		       "COMM", "PERIOD(us)", "JOBS", "MISSES", "LATE", "L-P50", "L-P99", "L-MAX",
-		       "R-MAX(us)");
-		for (size_t i = 0; i < s->n; i++) {
-			struct thr *t = &s->t[i];
-			size_t from = total ? 0 : t->istart, k = t->nlat - from;
-			double *v = k ? malloc(k * sizeof(*v)) : NULL;
-			char per[32];
-
-			if (!(total ? t->jobs : t->ijobs) || !v) {
-				free(v);
-				continue;
-			}
-			memcpy(v, t->lat + from, k * sizeof(*v));
-			sort_doubles(v, k);
-			snprintf(per, sizeof(per), "%s%s", hcbs_fmt_us(t->period, buf, sizeof(buf)),
-				 t->inferred ? "*" : "");
-			printf("%-16s %8u %-16s %11s %9llu %7llu %7llu %8.3f %8.3f %8.3f %11s\n",
-			       hcbs_cgroup_name(o, t->cgid), t->tid, t->comm, per,
-			       (unsigned long long)(total ? t->jobs : t->ijobs),
-			       (unsigned long long)(total ? t->misses : t->imisses),
-			       (unsigned long long)(total ? t->late : t->ilate),
-			       quantile_sorted(v, k, 0.5), quantile_sorted(v, k, 0.99), v[k - 1],
-			       hcbs_fmt_us(total ? t->max_r : t->imax_r, buf, sizeof(buf)));
-			free(v);
-		}
-		printf("# PERIOD with * is inferred (median time between releases)\n");
-	}
+	if (s->n)
+		print_threads(s, total);
 	printf("# dropped: %llu jobs (ring buffer full), %llu jobs (events not seen), "
 	       "%llu threads (state map full); %llu unseen wakeups recovered\n",
 	       (unsigned long long)d->ringbuf_full, (unsigned long long)d->jobs_unseen,
 	       (unsigned long long)d->threads_full, (unsigned long long)d->wakeups_missed);
 	fflush(stdout);
-	free_cols(c, n);
+	free_cols(&cols, c);
 }
 
-static void json_lateness(struct hcbs_json *j, const double *v, size_t n)
+static void json_lateness(struct hcbs_json *j, const double *v, size_t k)
 {
 	static const struct { const char *k; double p; } q[] = {
 		{ "min", 0 }, { "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 },
@@ -440,8 +412,8 @@ static void json_lateness(struct hcbs_json *j, const double *v, size_t n)
 	hcbs_json_object_begin(j);
 	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
 		hcbs_json_key(j, q[i].k);
-		if (n)
-			hcbs_json_double(j, quantile_sorted(v, n, q[i].p));
+		if (k)
+			hcbs_json_double(j, quantile_sorted(v, k, q[i].p));
 		else
 			hcbs_json_null(j);
 	}
@@ -452,46 +424,25 @@ static void print_json(struct state *s, const struct hcbs_clock *clk,
 		       const struct job_drops *d, const char *reason)
 {
 	const struct hcbs_opts *o = s->o;
-	struct hcbs_json *j = hcbs_json_new(stdout);
-	struct lcol *c = NULL;
-	size_t n = build_cols(s, true, &c);
+	struct hcbs_cols cols;
+	struct lcol *c = build_cols(s, true, &cols);	/* no columns if NULL */
+	struct hcbs_json *j = hcbs_json_begin(o, clk, reason, s->cause[0] ? s->cause : NULL);
 	uint64_t unevaluated = 0;
 
 	for (size_t i = 0; i < s->n; i++)
 		unevaluated += s->t[i].unevaluated;
-	hcbs_json_object_begin(j);
-	hcbs_json_preamble(j, o, clk, reason, s->cause[0] ? s->cause : NULL);
-	hcbs_json_key(j, "drops");
-	hcbs_json_object_begin(j);
-	hcbs_json_key(j, "ringbuf_full");
-	hcbs_json_uint(j, d->ringbuf_full);
-	hcbs_json_key(j, "threads_full");
-	hcbs_json_uint(j, d->threads_full);
-	hcbs_json_key(j, "jobs_unseen");
-	hcbs_json_uint(j, d->jobs_unseen);
-	hcbs_json_key(j, "wakeups_missed");
-	hcbs_json_uint(j, d->wakeups_missed);
-	hcbs_json_object_end(j);
+	HCBS_JSON_DROPS(j, { "ringbuf_full", d->ringbuf_full }, { "threads_full", d->threads_full },
+			{ "jobs_unseen", d->jobs_unseen }, { "wakeups_missed", d->wakeups_missed });
 	hcbs_json_key(j, "unevaluated_jobs");
 	hcbs_json_uint(j, unevaluated);
 	hcbs_json_key(j, "containers");
 	hcbs_json_array_begin(j);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < cols.n; i++) {
 		hcbs_json_object_begin(j);
-		hcbs_json_key(j, "name");
-		hcbs_json_string(j, c[i].name);
-		hcbs_json_key(j, "cgroup_id");
-		hcbs_json_uint(j, c[i].cgid);
-		hcbs_json_key(j, "threads");
-		hcbs_json_uint(j, c[i].threads);
-		hcbs_json_key(j, "jobs");
-		hcbs_json_uint(j, c[i].jobs);
-		hcbs_json_key(j, "misses");
-		hcbs_json_uint(j, c[i].misses);
-		hcbs_json_key(j, "late_starts");
-		hcbs_json_uint(j, c[i].late);
-		hcbs_json_key(j, "response_max_ns");
-		hcbs_json_uint(j, c[i].max_r);
+		hcbs_json_cgroup(j, "name", cols.c[i].name, cols.c[i].cgid);
+		HCBS_JSON_U64S(j, { "threads", c[i].threads }, { "jobs", c[i].n.jobs },
+			       { "misses", c[i].n.misses }, { "late_starts", c[i].n.late },
+			       { "response_max_ns", c[i].n.max_r });
 		json_lateness(j, c[i].lat, c[i].nlat);
 		hcbs_json_object_end(j);
 	}
@@ -499,52 +450,31 @@ static void print_json(struct state *s, const struct hcbs_clock *clk,
 	hcbs_json_key(j, "threads");
 	hcbs_json_array_begin(j);
 	for (size_t i = 0; i < s->n; i++) {
-		struct thr *t = &s->t[i];
-		double *v = t->nlat ? malloc(t->nlat * sizeof(*v)) : NULL;
+		const struct thr *t = &s->t[i];
+		size_t k;
+		double *v = sorted_lat(t, 0, &k);
 
-		if (v) {
-			memcpy(v, t->lat, t->nlat * sizeof(*v));
-			sort_doubles(v, t->nlat);
-		}
 		hcbs_json_object_begin(j);
-		hcbs_json_key(j, "tid");
-		hcbs_json_uint(j, t->tid);
-		hcbs_json_key(j, "pid");
-		hcbs_json_uint(j, t->pid);
+		HCBS_JSON_U64S(j, { "tid", t->tid }, { "pid", t->pid });
 		hcbs_json_key(j, "comm");
 		hcbs_json_string(j, t->comm);
-		hcbs_json_key(j, "container");
-		hcbs_json_string(j, hcbs_cgroup_name(o, t->cgid));
-		hcbs_json_key(j, "cgroup_id");
-		hcbs_json_uint(j, t->cgid);
+		hcbs_json_cgroup(j, "container", hcbs_cgroup_name(o, t->cgid), t->cgid);
 		hcbs_json_key(j, "period_ns");
 		hcbs_json_uint(j, t->period);
 		hcbs_json_key(j, "period_source");
 		hcbs_json_string(j, t->inferred ? "inferred" : "given");
-		hcbs_json_key(j, "deadline_ns");
-		hcbs_json_uint(j, o->deadline_ns ? o->deadline_ns : t->period);
-		hcbs_json_key(j, "jobs");
-		hcbs_json_uint(j, t->jobs);
-		hcbs_json_key(j, "misses");
-		hcbs_json_uint(j, t->misses);
-		hcbs_json_key(j, "late_starts");
-		hcbs_json_uint(j, t->late);
-		hcbs_json_key(j, "timer_releases");
-		hcbs_json_uint(j, t->timer_rel);
-		hcbs_json_key(j, "response_avg_ns");
-		hcbs_json_uint(j, t->jobs ? t->sum_r / t->jobs : 0);
-		hcbs_json_key(j, "response_max_ns");
-		hcbs_json_uint(j, t->max_r);
-		json_lateness(j, v, v ? t->nlat : 0);
+		HCBS_JSON_U64S(j, { "deadline_ns", o->deadline_ns ? o->deadline_ns : t->period },
+			       { "jobs", t->all.jobs }, { "misses", t->all.misses },
+			       { "late_starts", t->all.late }, { "timer_releases", t->timer_rel },
+			       { "response_avg_ns", t->all.jobs ? t->sum_r / t->all.jobs : 0 },
+			       { "response_max_ns", t->all.max_r });
+		json_lateness(j, v, v ? k : 0);
 		hcbs_json_object_end(j);
 		free(v);
 	}
 	hcbs_json_array_end(j);
-	hcbs_json_object_end(j);
-	fputc('\n', stdout);
-	hcbs_json_free(j);
-	fflush(stdout);
-	free_cols(c, n);
+	hcbs_json_end(j);
+	free_cols(&cols, c);
 }
 
 int cmd_lateness(int argc, char **argv)
@@ -558,12 +488,9 @@ int cmd_lateness(int argc, char **argv)
 	const char *reason = "interrupted";
 	int err, rc = EXIT_ERROR;
 
-	if (hcbs_parse_opts(&o, "lateness", OPT_LATENESS | OPT_TASK_FILTER, help, argc, argv))
+	if (hcbs_init(&o, "lateness", OPT_LATENESS | OPT_TASK_FILTER, help, argc, argv))
 		return EXIT_ERROR;
 	s.o = &o;
-	if (hcbs_check_env(&o))
-		return EXIT_ERROR;
-	hcbs_setup_libbpf(&o);
 	if (o.csv) {
 		s.csv = fopen(o.csv, "we");
 		if (!s.csv) {
@@ -582,7 +509,6 @@ int cmd_lateness(int argc, char **argv)
 	obj->rodata->all_policies = o.all_policies;
 	if (o.ringbuf_size)
 		bpf_map__set_max_entries(obj->maps.events, (uint32_t)o.ringbuf_size);
-
 	if (hcbs_bpf_load(&bpf, &o, obj->skeleton))
 		goto cleanup;
 	rb = ring_buffer__new(bpf_map__fd(obj->maps.events), on_event, &s, NULL);
@@ -591,41 +517,28 @@ int cmd_lateness(int argc, char **argv)
 		goto cleanup;
 	}
 
-	hcbs_install_signals();
-	hcbs_clock_start(&clk, &o);
-	if (!o.quiet)
-		fprintf(stderr, "hcbstrace: lateness: tracing (%s)... Ctrl-C to end\n",
-			bpf.use_btf ? "tp_btf" : "raw_tp");
+	hcbs_trace_start(&clk, &o, &bpf);
 	rc = EXIT_OK;
-	while (!hcbs_exiting) {
-		err = ring_buffer__poll(rb, 100);
-		if (err < 0 && err != -EINTR) {
-			hcbs_err(&o, "polling the ring buffer: %s", strerror(-err));
-			rc = EXIT_ERROR;
-			break;
-		}
+	while ((err = hcbs_trace_wait(&clk, &o, &reason, rb)) > 0) {
 		if (s.err) {
 			hcbs_err(&o, "%s", strerror(-s.err));
 			rc = EXIT_ERROR;
 			break;
 		}
-		if (s.cause[0]) {
-			reason = "threshold";
-			rc = EXIT_THRESHOLD;
+		if (s.cause[0])
 			break;
-		}
 		if (hcbs_clock_tick(&clk, &o)) {
 			if (!o.json)
 				print_text(&s, &clk, false, &obj->bss->drops);
 			for (size_t i = 0; i < s.n; i++) {
 				s.t[i].istart = s.t[i].nlat;
-				s.t[i].ijobs = s.t[i].imisses = s.t[i].ilate = s.t[i].imax_r = 0;
+				memset(&s.t[i].iv, 0, sizeof(s.t[i].iv));
 			}
 		}
-		if (hcbs_clock_done(&clk, &o)) {
-			reason = o.count && clk.ticks >= o.count ? "count" : "duration";
-			break;
-		}
+	}
+	if (err < 0) {
+		hcbs_err(&o, "polling the ring buffer: %s", strerror(-err));
+		rc = EXIT_ERROR;
 	}
 	/* What is still in the ring buffer belongs to the run. */
 	if (!s.cause[0])
