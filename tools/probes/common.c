@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* hcbstrace: options, cgroups, BPF environment checks, output helpers. */
+/* hcbstrace: options, cgroups, BPF checks and loading, main loop, output helpers. */
 #include <ctype.h>
 #include <errno.h>
 #include <ftw.h>

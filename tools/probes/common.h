@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * hcbstrace: the user side shared by the subcommands: options, cgroup
- * selection and naming, BPF feature probes, the main loop's clock, and
- * the text/JSON output helpers.
+ * selection and naming, BPF feature probes and loading, the main loop,
+ * the output's columns, and the text/JSON output helpers.
  */
 #ifndef HCBSTRACE_COMMON_H
 #define HCBSTRACE_COMMON_H
