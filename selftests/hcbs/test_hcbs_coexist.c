@@ -194,6 +194,62 @@ TEST_F_TIMEOUT(coexist, deadline_task_beside_group, 60)
 	}
 }
 
+/*
+ * A deadline task's bandwidth stays reserved until its 0-lag time after it
+ * exits or leaves SCHED_DEADLINE.  A rebuild of the root domains in that
+ * window (on 6.12 any access to sched_rt_runtime_us is one) must keep it,
+ * and its release must not then take it away a second time: either would
+ * leave the root domain's total_bw below what is really reserved, and
+ * admission would overbook every CPU by that much.
+ */
+TEST_F_TIMEOUT(coexist, dl_bw_across_rebuild, 90)
+{
+	static const char *sysctl = "/proc/sys/kernel/sched_rt_runtime_us";
+	/* 40/100 ms: killed while it runs, its 0-lag time is ahead. */
+	const uint64_t q = 40 * HCBS_NSEC_PER_MSEC, p = 100 * HCBS_NSEC_PER_MSEC;
+	const long long task_bw = (long long)((q << HCBS_BW_SHIFT) / p);
+	const int rounds = 12;
+	int round, cpu, held = 0, bad = 0;
+	long long v, b0, b1, bw[HCBS_MAX_CPUS];
+	struct hcbs_hog *dl;
+
+	if (!self->env.nr_bw)
+		SKIP(return, "no dl_bw->total_bw in /sys/kernel/debug/sched/debug");
+	for (round = 0; round < 2 * rounds; round++) {
+		bool by_exit = round % 2 == 0;
+		const char *how = by_exit ? "exited" : "left SCHED_DEADLINE";
+
+		dl = hcbs_hog(_metadata, &self->env, NULL, -1, SCHED_OTHER, 0);
+		ASSERT_EQ(0, hcbs_set_deadline(dl->pid, q, p, p));
+		/* Vary the phase in the task's period. */
+		hcbs_sleep_ms(30 + round * 17 % 100);
+		if (by_exit)
+			hcbs_hog_stop(dl);
+		else
+			ASSERT_EQ(0, hcbs_set_policy(dl->pid, SCHED_OTHER, 0));
+		/* Is the bandwidth still held when the domains are rebuilt? */
+		if (hcbs_dl_total_bw(bw, HCBS_MAX_CPUS) > 0 &&
+		    bw[0] == self->env.bw0[0] + task_bw)
+			held++;
+		ASSERT_EQ(0, hcbs_read_long(sysctl, &v));
+		cpu = hcbs_env_bw_leak(&self->env, 1000, &b0, &b1);
+		if (cpu >= 0) {
+			hcbs_note("round %d: task %s: CPU %d total_bw %lld, expected %lld (%+.4f of a task)",
+				  round, how, cpu, b1, b0, (double)(b1 - b0) / task_bw);
+			bad++;
+			/* The next rebuild recomputes it: no carry-over. */
+		}
+		hcbs_hog_stop(dl);
+	}
+	hcbs_note("%d rounds (task exited / left the class in turn), %d with the bandwidth still held at the rebuild, %d wrong after it",
+		  2 * rounds, held, bad);
+	EXPECT_EQ(0, bad);
+	/* Otherwise the test did not test the window it is about. */
+	EXPECT_GT(held, 0);
+	/* The last rebuild above already restored total_bw on a bad kernel. */
+	ASSERT_EQ(0, hcbs_read_long(sysctl, &v));
+}
+
 /* Root FIFO tasks have no reservation but still get the leftover. */
 TEST_F_TIMEOUT(coexist, root_fifo_gets_leftover, 60)
 {

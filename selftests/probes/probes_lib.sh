@@ -41,35 +41,7 @@ need_tools() {
 	[ -x "$PERIODIC" ] || skip "periodic not built ($PERIODIC)"
 	[ -r /sys/kernel/btf/vmlinux ] || skip "kernel without BTF"
 	command -v python3 >/dev/null || skip "python3 needed to read the JSON output"
-	[ "${HCBS_ACCEL:-}" = tcg ] && pin_tracepoints
 	return 0
-}
-
-# pin_tracepoints: under TCG only.  Attaching the first or the second
-# probe to a tracepoint, and detaching back to one, rewrites the static
-# call in the traced code (text_poke_bp: an int3 first, the new bytes,
-# then the int3 removed).  TCG sometimes runs a stale translation with
-# the int3 after the patch is done, and the guest dies with "Oops: int3"
-# in __schedule (seen in test_latency).  Two trace instances with the
-# events hcbstrace uses enabled (their buffers off) keep two probes on
-# each of those tracepoints for the rest of the boot, so that attaching
-# and detaching hcbstrace's programs changes only the probe list, never
-# the code.  KVM and hardware do not need it.
-pin_tracepoints() {
-	local t=/sys/kernel/tracing i e
-	[ -d $t/instances ] || mount -t tracefs tracefs $t 2>/dev/null || return 0
-	for i in 0 1; do
-		[ -d $t/instances/hcbs-pin$i ] && continue
-		mkdir $t/instances/hcbs-pin$i 2>/dev/null || return 0
-		echo 0 >$t/instances/hcbs-pin$i/tracing_on
-		echo 4 >$t/instances/hcbs-pin$i/buffer_size_kb
-		for e in sched/sched_switch sched/sched_wakeup sched/sched_wakeup_new \
-			sched/sched_process_exit timer/hrtimer_start sched/sched_hcbs_server_start \
-			sched/sched_hcbs_server_stop sched/sched_hcbs_server_replenish \
-			sched/sched_hcbs_server_throttle; do
-			echo 1 >$t/instances/hcbs-pin$i/events/$e/enable 2>/dev/null || true
-		done
-	done
 }
 
 # Under TCG (with a debug kernel, on a busy host) going to sleep alone can
