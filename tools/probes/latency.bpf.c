@@ -13,12 +13,22 @@
 const volatile bool per_thread = false;
 const volatile __u64 max_latency_ns = 0;
 
+/* When each waiting task began to wait: per task (see task_value()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct lat_pending);
+} pending SEC(".maps");
+
+/* The same for the raw_tp programs, by tid; allocated only if used. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, LAT_MAX_PENDING);
 	__type(key, __u32);
 	__type(value, struct lat_pending);
-} pending SEC(".maps");
+} pending_raw SEC(".maps");
 
 /* max_entries is raised by user space for --threads. */
 struct {
@@ -33,23 +43,30 @@ struct lat_breach breach = {};
 /* A new histogram: min_ns comes down from its largest value. */
 static const struct hcbs_hist new_hist = { .min_ns = ~0ULL };
 
-static __always_inline int enqueue(struct task_struct *p)
+static __always_inline int enqueue(bool btf, struct task_struct *p)
 {
-	struct lat_pending v = {};
+	struct lat_pending v = {}, *pv;
 	__u32 tid;
 
-	if (!task_selected(p, &v.cgid))
+	if (!task_selected(btf, p, &v.cgid))
 		return 0;
-	tid = BPF_CORE_READ(p, pid);
-	if (!tid)	/* the idle task */
+	tid = KREAD(btf, p, pid);
+	if (!tid)	/* the idle tasks */
 		return 0;
 	v.ts = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&pending, &tid, &v, BPF_ANY))
-		__sync_fetch_and_add(&drops.pending_full, 1);
+	if (!btf) {
+		/* Its entry went when it last ran: one update makes it anew. */
+		if (bpf_map_update_elem(&pending_raw, &tid, &v, BPF_ANY))
+			__sync_fetch_and_add(&drops.pending_full, 1);
+		return 0;
+	}
+	pv = task_value_make(btf, &pending, &pending_raw, p, &v, &drops.pending_full);
+	if (pv)
+		*pv = v;
 	return 0;
 }
 
-static __always_inline int switch_in(bool preempt, struct task_struct *prev,
+static __always_inline int switch_in(bool btf, bool preempt, struct task_struct *prev,
 				     struct task_struct *next)
 {
 	struct hcbs_key key = {};
@@ -59,16 +76,20 @@ static __always_inline int switch_in(bool preempt, struct task_struct *prev,
 	__u32 tid, slot;
 
 	/* Still runnable: it waits again from now. */
-	if (preempt || task_state(prev) == TASK_RUNNING)
-		enqueue(prev);
+	if (preempt || task_state(btf, prev) == TASK_RUNNING)
+		enqueue(btf, prev);
 
-	tid = BPF_CORE_READ(next, pid);
-	v = bpf_map_lookup_elem(&pending, &tid);
-	if (!v)
+	v = task_value(btf, &pending, &pending_raw, next);
+	if (!v || !v->ts)
 		return 0;
 	delta = bpf_ktime_get_ns() - v->ts;
 	key.cgid = v->cgid;
-	bpf_map_delete_elem(&pending, &tid);
+	tid = KREAD(btf, next, pid);
+	/* Waiting no more: the storage stays with the task, the hash entry goes. */
+	if (btf)
+		v->ts = 0;
+	else
+		bpf_map_delete_elem(&pending_raw, &tid);
 	if ((__s64)delta < 0)
 		return 0;
 	if (per_thread)
@@ -101,9 +122,9 @@ static __always_inline int switch_in(bool preempt, struct task_struct *prev,
 	return 0;
 }
 
-HCBS_TP_PROGS(sched_wakeup, lat_wakeup, enqueue(p), struct task_struct *p)
-HCBS_TP_PROGS(sched_wakeup_new, lat_wakeup_new, enqueue(p), struct task_struct *p)
-HCBS_TP_PROGS(sched_switch, lat_switch, switch_in(preempt, prev, next),
+HCBS_TP_PROGS(sched_wakeup, lat_wakeup, enqueue(btf, p), struct task_struct *p)
+HCBS_TP_PROGS(sched_wakeup_new, lat_wakeup_new, enqueue(btf, p), struct task_struct *p)
+HCBS_TP_PROGS(sched_switch, lat_switch, switch_in(btf, preempt, prev, next),
 	      bool preempt, struct task_struct *prev, struct task_struct *next)
 
 char LICENSE[] SEC("license") = "GPL";

@@ -5,7 +5,10 @@
 
 #include "hcbstrace.h"
 
-/* Tasks woken (or preempted) and not yet back on a CPU. */
+/*
+ * Tasks woken (or preempted) and not yet back on a CPU, for the raw_tp
+ * programs (the tp_btf ones keep this in task storage, without a limit).
+ */
 #define LAT_MAX_PENDING		16384
 /* Histograms: one per container, or one per thread with --threads. */
 #define LAT_MAX_HISTS		256
@@ -17,7 +20,7 @@ struct lat_pending {
 };
 
 struct lat_drops {
-	__u64 pending_full;	/* wakeup not recorded: pending map full */
+	__u64 pending_full;	/* wakeup not recorded: no task storage (raw_tp: pending map full) */
 	__u64 hists_full;	/* sample lost: histogram map full */
 };
 

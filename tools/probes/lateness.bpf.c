@@ -47,12 +47,22 @@ struct thread_state {
 	__u8 flags;
 };
 
+/* Per thread (see task_value()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct thread_state);
+} threads SEC(".maps");
+
+/* The same for the raw_tp programs, by tid; allocated only if used. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, JOB_MAX_THREADS);
 	__type(key, __u32);
 	__type(value, struct thread_state);
-} threads SEC(".maps");
+} threads_raw SEC(".maps");
 
 /* max_entries is set by user space (--ringbuf-size). */
 struct {
@@ -65,34 +75,42 @@ struct job_drops drops = {};
 /* Resolved from kallsyms; 0 if it cannot be. */
 extern const void hrtimer_wakeup __ksym __weak;
 
-static __always_inline bool policy_selected(struct task_struct *p)
+static __always_inline bool policy_selected(bool btf, struct task_struct *p)
 {
 	unsigned int policy;
 
 	if (all_policies)
 		return true;
-	policy = BPF_CORE_READ(p, policy);
+	policy = KREAD(btf, p, policy);
 	return policy == SCHED_FIFO || policy == SCHED_RR || policy == SCHED_DEADLINE;
 }
 
-/* The state of thread @p, created if @create and @p is selected. */
-static __always_inline struct thread_state *thread_of(struct task_struct *p, bool create)
+/*
+ * The state of thread @p, created if @create and @p is selected.  A
+ * thread keeps its state when it stops being real-time, so the lookup
+ * comes before the policy check; it is cheap for the tasks without state,
+ * which mostly have no task storage at all (see task_value()).
+ */
+static __always_inline struct thread_state *thread_of(bool btf, struct task_struct *p,
+						      bool create)
 {
 	struct thread_state zero = {}, *st;
-	__u32 tid = BPF_CORE_READ(p, pid);
 
-	st = bpf_map_lookup_elem(&threads, &tid);
-	if (st || !create || !tid)
+	st = task_value(btf, &threads, &threads_raw, p);
+	if (st || !create)
 		return st;
+	if (!policy_selected(btf, p) || !KREAD(btf, p, pid))
+		return NULL;
 	/* An exiting thread blocks on the way out: those are not jobs. */
-	if (BPF_CORE_READ(p, flags) & PF_EXITING)
+	if (KREAD(btf, p, flags) & PF_EXITING)
 		return NULL;
-	if (!policy_selected(p) || !task_selected(p, &zero.cgid))
+	if (!task_selected(btf, p, &zero.cgid))
 		return NULL;
-	return map_lookup_or_init(&threads, &tid, &zero, &drops.threads_full);
+	return task_value_make(btf, &threads, &threads_raw, p, &zero, &drops.threads_full);
 }
 
-static __always_inline void emit_job(struct thread_state *st, struct task_struct *p, __u64 end)
+static __always_inline void emit_job(bool btf, struct thread_state *st, struct task_struct *p,
+				     __u64 end)
 {
 	struct job_event *e;
 
@@ -108,8 +126,8 @@ static __always_inline void emit_job(struct thread_state *st, struct task_struct
 	e->end = end;
 	e->sleep = st->sleep_ts;
 	e->run_ns = st->run_ns;
-	e->pid = BPF_CORE_READ(p, tgid);
-	e->tid = BPF_CORE_READ(p, pid);
+	e->pid = KREAD(btf, p, tgid);
+	e->tid = KREAD(btf, p, pid);
 	e->preemptions = st->preemptions;
 	e->cpu = bpf_get_smp_processor_id();
 	e->release_src = st->release_src;
@@ -136,18 +154,21 @@ static __always_inline void new_job(struct thread_state *st, __u64 now)
 }
 
 /* current started an hrtimer: is it the timer it is going to sleep on? */
-static __always_inline int on_timer_start(struct hrtimer *timer)
+static __always_inline int on_timer_start(bool btf, struct hrtimer *timer)
 {
-	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 	struct hrtimer_sleeper *sl = container_of(timer, struct hrtimer_sleeper, timer);
+	struct hrtimer_clock_base *base;
 	struct thread_state *st;
-	__u64 soft, offset;
+	struct task_struct *cur;
+	__u64 soft;
 
-	if (&hrtimer_wakeup && BPF_CORE_READ(timer, function) != (void *)&hrtimer_wakeup)
+	if (&hrtimer_wakeup && KREAD(btf, timer, function) != (void *)&hrtimer_wakeup)
 		return 0;
+	cur = btf ? bpf_get_current_task_btf() : (struct task_struct *)bpf_get_current_task();
+	/* The verifier types sl as the hrtimer it contains: read it with a helper. */
 	if (BPF_CORE_READ(sl, task) != cur)
 		return 0;
-	st = thread_of(cur, true);
+	st = thread_of(btf, cur, true);
 	if (!st)
 		return 0;
 	/* softexpires is in the timer's clock; offset converts to monotonic. */
@@ -158,18 +179,18 @@ static __always_inline int on_timer_start(struct hrtimer *timer)
 	 */
 	if (st->phase == PH_IDLE && st->armed_expiry && st->armed_expiry <= bpf_ktime_get_ns())
 		__sync_fetch_and_add(&drops.jobs_unseen, 1);
-	soft = BPF_CORE_READ(timer, _softexpires);
-	offset = BPF_CORE_READ(timer, base, offset);
-	st->armed_expiry = soft - offset;
+	soft = KREAD(btf, timer, _softexpires);
+	base = KREAD(btf, timer, base);
+	st->armed_expiry = soft - KREAD(btf, base, offset);
 	st->timer_mode = 1;
 	if (st->phase == PH_RUNNING && !st->sleep_ts)
 		st->sleep_ts = bpf_ktime_get_ns();
 	return 0;
 }
 
-static __always_inline int on_wakeup(struct task_struct *p)
+static __always_inline int on_wakeup(bool btf, struct task_struct *p)
 {
-	struct thread_state *st = thread_of(p, true);
+	struct thread_state *st = thread_of(btf, p, true);
 	__u64 now;
 
 	if (!st)
@@ -181,7 +202,7 @@ static __always_inline int on_wakeup(struct task_struct *p)
 	} else if (st->phase == PH_RUNNING && st->sleep_ts) {
 		/* Woken before it left the CPU: see the comment on top. */
 		st->run_ns += st->sleep_ts > st->last_in ? st->sleep_ts - st->last_in : 0;
-		emit_job(st, p, st->sleep_ts);
+		emit_job(btf, st, p, st->sleep_ts);
 		new_job(st, now);
 		st->start = now;
 		st->last_in = now;
@@ -190,26 +211,26 @@ static __always_inline int on_wakeup(struct task_struct *p)
 	return 0;
 }
 
-static __always_inline int on_switch(bool preempt, struct task_struct *prev,
+static __always_inline int on_switch(bool btf, bool preempt, struct task_struct *prev,
 				     struct task_struct *next)
 {
 	struct thread_state *st;
 	__u64 now = bpf_ktime_get_ns();
 
-	st = thread_of(prev, false);
+	st = thread_of(btf, prev, false);
 	if (st && st->phase == PH_RUNNING) {
 		st->run_ns += now - st->last_in;
 		/* Preempted on its way to sleep is still preempted. */
-		if (preempt || task_state(prev) == TASK_RUNNING) {
+		if (preempt || task_state(btf, prev) == TASK_RUNNING) {
 			st->preemptions++;
 		} else if (!st->timer_mode || st->sleep_ts) {
-			emit_job(st, prev, now);
+			emit_job(btf, st, prev, now);
 			st->phase = PH_IDLE;
 			st->sleep_ts = 0;
 		}
 	}
 
-	st = thread_of(next, false);
+	st = thread_of(btf, next, false);
 	if (st) {
 		if (st->phase == PH_IDLE && st->timer_mode && st->armed_expiry &&
 		    st->armed_expiry <= now) {
@@ -227,18 +248,17 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	return 0;
 }
 
-static __always_inline int on_exit(struct task_struct *p)
+/* Gone before it blocks on its way out: that is no job. */
+static __always_inline int on_exit(bool btf, struct task_struct *p)
 {
-	__u32 tid = BPF_CORE_READ(p, pid);
-
-	bpf_map_delete_elem(&threads, &tid);
+	task_value_delete(btf, &threads, &threads_raw, p);
 	return 0;
 }
 
-HCBS_TP_PROGS(hrtimer_start, job_timer_start, on_timer_start(timer), struct hrtimer *timer)
-HCBS_TP_PROGS(sched_wakeup, job_wakeup, on_wakeup(p), struct task_struct *p)
-HCBS_TP_PROGS(sched_switch, job_switch, on_switch(preempt, prev, next),
+HCBS_TP_PROGS(hrtimer_start, job_timer_start, on_timer_start(btf, timer), struct hrtimer *timer)
+HCBS_TP_PROGS(sched_wakeup, job_wakeup, on_wakeup(btf, p), struct task_struct *p)
+HCBS_TP_PROGS(sched_switch, job_switch, on_switch(btf, preempt, prev, next),
 	      bool preempt, struct task_struct *prev, struct task_struct *next)
-HCBS_TP_PROGS(sched_process_exit, job_exit, on_exit(p), struct task_struct *p)
+HCBS_TP_PROGS(sched_process_exit, job_exit, on_exit(btf, p), struct task_struct *p)
 
 char LICENSE[] SEC("license") = "GPL";

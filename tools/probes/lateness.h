@@ -5,7 +5,10 @@
 
 #include "hcbstrace.h"
 
-/* Periodic threads followed at once. */
+/*
+ * Periodic threads followed at once by the raw_tp programs (the tp_btf
+ * ones keep their state in task storage, without a limit).
+ */
 #define JOB_MAX_THREADS		8192
 /* Default ring buffer for job events (a power of two, in bytes). */
 #define JOB_RINGBUF_SIZE	(1 << 20)
@@ -39,7 +42,7 @@ struct job_event {
 };
 
 struct job_drops {
-	__u64 threads_full;	/* thread not followed: state map full */
+	__u64 threads_full;	/* thread not followed: no task storage (raw_tp: state map full) */
 	__u64 ringbuf_full;	/* job lost: ring buffer full */
 	__u64 wakeups_missed;	/* switched in after its timer, no wakeup seen: recovered */
 	__u64 jobs_unseen;	/* neither its wakeup nor its switch-in seen: lost */
