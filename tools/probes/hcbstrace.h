@@ -27,6 +27,12 @@
 #define HCBS_MAX_MSB		35
 #define HCBS_NSLOTS		((HCBS_MAX_MSB - HCBS_SUB_BITS + 2) * HCBS_SUB)
 
+/*
+ * A latency histogram as the BPF side keeps it.  Per container there is
+ * one copy per CPU; a copy with count 0 is empty, whatever its min_ns.
+ * Its size is a multiple of 8, as the copies of a per-CPU map value are
+ * laid out in user space.
+ */
 struct hcbs_hist {
 	__u64 count;
 	__u64 sum_ns;

@@ -30,18 +30,31 @@ struct {
 	__type(value, struct lat_pending);
 } pending_raw SEC(".maps");
 
-/* max_entries is raised by user space for --threads. */
+/*
+ * The histograms.  One per container is updated from every CPU, so each
+ * CPU has its own copy and adds without atomics; user space sums them.
+ * With --threads there is one per thread instead, only ever updated where
+ * that thread is switched in, so by one CPU at a time: a single copy,
+ * which keeps the map's size from growing with the number of CPUs.  User
+ * space sets the size of the one in use and shrinks the other.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, LAT_MAX_HISTS);
 	__type(key, struct hcbs_key);
 	__type(value, struct hcbs_hist);
 } hists SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LAT_MAX_HISTS_THREADS);
+	__type(key, struct hcbs_key);
+	__type(value, struct hcbs_hist);
+} thread_hists SEC(".maps");
+
 struct lat_drops drops = {};
 struct lat_breach breach = {};
-/* A new histogram: min_ns comes down from its largest value. */
-static const struct hcbs_hist new_hist = { .min_ns = ~0ULL };
+static const struct hcbs_hist new_hist = {};
 
 static __always_inline int enqueue(bool btf, struct task_struct *p)
 {
@@ -101,7 +114,10 @@ static __always_inline int switch_in(bool btf, bool preempt, struct task_struct 
 		bpf_probe_read_kernel_str(breach.comm, sizeof(breach.comm), &next->comm);
 	}
 
-	h = map_lookup_or_init(&hists, &key, &new_hist, &drops.hists_full);
+	if (per_thread)
+		h = map_lookup_or_init(&thread_hists, &key, &new_hist, &drops.hists_full);
+	else
+		h = map_lookup_or_init(&hists, &key, &new_hist, &drops.hists_full);
 	if (!h)
 		return 0;
 	if (per_thread && !h->comm[0])
@@ -109,16 +125,16 @@ static __always_inline int switch_in(bool btf, bool preempt, struct task_struct 
 	slot = hist_slot(delta);
 	if (slot >= HCBS_NSLOTS)
 		return 0;
-	__sync_fetch_and_add(&h->slots[slot], 1);
-	__sync_fetch_and_add(&h->count, 1);
-	__sync_fetch_and_add(&h->sum_ns, delta);
-	/* min and max race harmlessly with another CPU: last writer wins. */
+	/* A per-CPU copy made by another CPU starts all zero. */
+	if (!h->count || delta < h->min_ns)
+		h->min_ns = delta;
 	if (delta > h->max_ns) {
 		h->max_ns = delta;
 		h->max_tid = tid;
 	}
-	if (delta < h->min_ns)
-		h->min_ns = delta;
+	h->slots[slot]++;
+	h->count++;
+	h->sum_ns += delta;
 	return 0;
 }
 

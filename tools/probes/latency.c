@@ -69,29 +69,36 @@ static struct lat_entry *lat_find(struct lat_table *t, const struct hcbs_key *k)
 	return &t->e[t->n++];
 }
 
+/* The histogram map in use: one value per key, or one per CPU. */
+struct lat_hists {
+	int fd;
+	size_t ncopies;
+	struct hcbs_hist *h;	/* ncopies of them */
+};
+
+_Static_assert(sizeof(struct hcbs_hist) % 8 == 0,
+	       "per-CPU values are 8-byte aligned: hcbs_hist must be a multiple of 8");
+
 /* Move the BPF histograms into @t. */
-static int drain(int fd, struct lat_table *t)
+static int drain(const struct lat_hists *m, struct lat_table *t)
 {
 	struct hcbs_key key, next;
-	struct hcbs_hist h;
 	void *prev = NULL;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
+	while (!bpf_map_get_next_key(m->fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_and_delete_elem(fd, &key, &h)) {
-			if (bpf_map_lookup_elem(fd, &key, &h))
+		if (bpf_map_lookup_and_delete_elem(m->fd, &key, m->h)) {
+			if (bpf_map_lookup_elem(m->fd, &key, m->h))
 				continue;
-			bpf_map_delete_elem(fd, &key);
+			bpf_map_delete_elem(m->fd, &key);
 		}
 		struct lat_entry *e = lat_find(t, &key);
 
 		if (!e)
 			return -ENOMEM;
-		if (h.comm[0])
-			memcpy(e->comm, h.comm, sizeof(e->comm));
-		uhist_add(&e->interval, &h);
-		uhist_add(&e->total, &h);
+		uhist_add_copies(&e->interval, e->comm, m->h, m->ncopies);
+		uhist_add_copies(&e->total, e->comm, m->h, m->ncopies);
 		/* the key is gone: restart the walk */
 		prev = NULL;
 	}
@@ -297,7 +304,9 @@ static void print_json(const struct hcbs_opts *o, const struct hcbs_clock *clk,
 int cmd_latency(int argc, char **argv)
 {
 	struct lat_table table = {};
+	struct lat_hists hists = { .ncopies = 1 };
 	struct latency_bpf *obj;
+	int ncpus;
 	struct hcbs_bpf bpf = {};
 	struct hcbs_clock clk;
 	struct hcbs_opts o;
@@ -317,10 +326,26 @@ int cmd_latency(int argc, char **argv)
 	HCBS_SET_FILTERS(obj->rodata, &o);
 	obj->rodata->per_thread = o.threads;
 	obj->rodata->max_latency_ns = o.max_latency_ns;
-	if (o.threads)
-		bpf_map__set_max_entries(obj->maps.hists, LAT_MAX_HISTS_THREADS);
+	/* Only one of the two histogram maps is used: the other gets one entry. */
+	if (o.threads) {
+		bpf_map__set_max_entries(obj->maps.hists, 1);
+	} else {
+		bpf_map__set_max_entries(obj->maps.thread_hists, 1);
+		ncpus = libbpf_num_possible_cpus();
+		if (ncpus < 1) {
+			hcbs_err(&o, "cannot count the possible CPUs: %s", strerror(-ncpus));
+			goto cleanup;
+		}
+		hists.ncopies = ncpus;
+	}
+	hists.h = calloc(hists.ncopies, sizeof(*hists.h));
+	if (!hists.h) {
+		hcbs_err(&o, "%s", strerror(ENOMEM));
+		goto cleanup;
+	}
 	if (hcbs_bpf_load(&bpf, &o, obj->skeleton))
 		goto cleanup;
+	hists.fd = bpf_map__fd(o.threads ? obj->maps.thread_hists : obj->maps.hists);
 
 	hcbs_trace_start(&clk, &o, &bpf);
 	rc = EXIT_OK;
@@ -339,7 +364,7 @@ int cmd_latency(int argc, char **argv)
 			break;
 		}
 		if (hcbs_clock_tick(&clk, &o)) {
-			if (drain(bpf_map__fd(obj->maps.hists), &table))
+			if (drain(&hists, &table))
 				break;
 			if (!o.json)
 				print_text(&o, &clk, &table, false, &obj->bss->drops);
@@ -347,7 +372,7 @@ int cmd_latency(int argc, char **argv)
 				memset(&table.e[i].interval, 0, sizeof(table.e[i].interval));
 		}
 	}
-	drain(bpf_map__fd(obj->maps.hists), &table);
+	drain(&hists, &table);
 	if (o.json)
 		print_json(&o, &clk, &table, &obj->bss->drops, reason, cause[0] ? cause : NULL);
 	else
@@ -359,6 +384,7 @@ cleanup:
 	hcbs_bpf_detach(&bpf);
 	latency_bpf__destroy(obj);
 	free(table.e);
+	free(hists.h);
 	hcbs_cgroup_names_free();
 	return rc;
 }

@@ -10,7 +10,10 @@
  * programs (the tp_btf ones keep this in task storage, without a limit).
  */
 #define LAT_MAX_PENDING		16384
-/* Histograms: one per container, or one per thread with --threads. */
+/*
+ * Histograms: one per container (with a copy per CPU), or one per thread
+ * with --threads.
+ */
 #define LAT_MAX_HISTS		256
 #define LAT_MAX_HISTS_THREADS	4096
 

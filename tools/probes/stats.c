@@ -48,6 +48,19 @@ void uhist_add(struct uhist *dst, const struct hcbs_hist *src)
 	uhist_merge(dst, &h);
 }
 
+void uhist_add_copies(struct uhist *dst, char *comm, const struct hcbs_hist *src, size_t n)
+{
+	bool named = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!named && src[i].comm[0]) {
+			memcpy(comm, src[i].comm, HCBS_COMM_LEN);
+			named = true;
+		}
+		uhist_add(dst, &src[i]);
+	}
+}
+
 void uhist_merge(struct uhist *dst, const struct uhist *src)
 {
 	if (!src->count)

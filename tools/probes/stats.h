@@ -29,6 +29,12 @@ struct uhist {
 };
 
 void uhist_add(struct uhist *dst, const struct hcbs_hist *src);
+/*
+ * Add the @n copies @src[] of one BPF histogram (one per CPU for a
+ * per-CPU map) to @dst, and copy into @comm (HCBS_COMM_LEN bytes) the
+ * first thread name found among them, if any.
+ */
+void uhist_add_copies(struct uhist *dst, char *comm, const struct hcbs_hist *src, size_t n);
 void uhist_merge(struct uhist *dst, const struct uhist *src);
 /*
  * The @p quantile (0 < p <= 1): the upper bound of the slot that holds the

@@ -74,6 +74,54 @@ static void test_percentiles(void)
 	ok(uhist_percentile(&h, 0.5) == 7, "a single small sample is exact");
 }
 
+/* A sample as the BPF side adds it to its copy of a histogram. */
+static void bpf_add(struct hcbs_hist *h, uint64_t v, uint32_t tid)
+{
+	if (!h->count || v < h->min_ns)
+		h->min_ns = v;
+	if (v > h->max_ns) {
+		h->max_ns = v;
+		h->max_tid = tid;
+	}
+	h->slots[hist_slot_of(v)]++;
+	h->count++;
+	h->sum_ns += v;
+}
+
+static void test_copies(void)
+{
+	static struct hcbs_hist cpu[3];
+	static struct uhist u;
+	char comm[HCBS_COMM_LEN] = "";
+	uint64_t slots = 0;
+
+	/* CPU 1 saw nothing: its copy is all zero, min_ns included. */
+	memset(cpu, 0, sizeof(cpu));
+	memset(&u, 0, sizeof(u));
+	bpf_add(&cpu[0], 500, 11);
+	bpf_add(&cpu[0], 9000, 11);
+	bpf_add(&cpu[2], 300, 22);
+	bpf_add(&cpu[2], 20000, 22);
+	bpf_add(&cpu[2], 20000, 33);
+	snprintf(cpu[2].comm, sizeof(cpu[2].comm), "worker");
+	uhist_add_copies(&u, comm, cpu, 3);
+	for (unsigned int i = 0; i < HCBS_NSLOTS; i++)
+		slots += u.slots[i];
+	ok(u.count == 5 && slots == 5 && u.sum_ns == 49800,
+	   "per-CPU copies: counts, slots and sums add up");
+	ok(u.min_ns == 300 && u.max_ns == 20000 && u.max_tid == 22,
+	   "per-CPU copies: min ignores an empty CPU, max keeps its thread");
+	ok(!strcmp(comm, "worker"), "per-CPU copies: the name comes from the copy that has one");
+	ok(uhist_percentile(&u, 0.5) >= 9000 && uhist_percentile(&u, 0.5) <= 9000 * 1.0625,
+	   "per-CPU copies: percentiles over all CPUs");
+
+	memset(cpu, 0, sizeof(cpu));
+	memset(&u, 0, sizeof(u));
+	uhist_add_copies(&u, comm, cpu, 3);
+	ok(u.count == 0 && !strcmp(comm, "worker"),
+	   "per-CPU copies: all empty add nothing and keep the name");
+}
+
 static void test_median_period(void)
 {
 	uint64_t odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 };
@@ -137,6 +185,7 @@ int main(void)
 	printf("TAP version 13\n");
 	test_slots();
 	test_percentiles();
+	test_copies();
 	test_median_period();
 	test_jobs();
 	test_quantiles_csv();
