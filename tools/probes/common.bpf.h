@@ -23,6 +23,11 @@
 
 /* Filters.  A zero or empty value means "no filter". */
 const volatile __u32 targ_tgid = 0;
+/*
+ * hcbstrace itself, never traced: with lateness --all-policies its reader
+ * thread's every sleep ended a "job" whose record woke it up again.
+ */
+const volatile __u32 self_tgid = 0;
 const volatile bool filter_comm = false;
 const volatile char targ_comm[HCBS_COMM_LEN] = {};
 const volatile __u32 nr_targ_cg = 0;
@@ -130,8 +135,10 @@ static __always_inline bool task_selected(bool btf, struct task_struct *p, __u64
 {
 	struct cgroup *cg;
 	int level;
+	__u32 tgid;
 
-	if (targ_tgid && KREAD(btf, p, tgid) != targ_tgid)
+	tgid = KREAD(btf, p, tgid);
+	if ((targ_tgid && tgid != targ_tgid) || tgid == self_tgid)
 		return false;
 	if (filter_comm && !comm_matches(p))
 		return false;

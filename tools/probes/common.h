@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "hcbs.h"
 #include "hcbstrace.h"
@@ -252,6 +253,7 @@ void hcbs_json_u64s(struct hcbs_json *j, const struct hcbs_json_u64 *m, size_t n
 /* Copy the filters into a skeleton's rodata (the same names in each). */
 #define HCBS_SET_FILTERS(rodata, o) do {					\
 	(rodata)->targ_tgid = (o)->pid;						\
+	(rodata)->self_tgid = getpid();						\
 	(rodata)->filter_comm = (o)->has_comm;					\
 	memcpy((void *)(rodata)->targ_comm, (o)->comm, HCBS_COMM_LEN);		\
 	(rodata)->nr_targ_cg = (o)->nr_cg;					\
