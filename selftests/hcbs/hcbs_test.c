@@ -566,7 +566,23 @@ int hcbs_unpin(pid_t pid)
 int hcbs_set_deadline(pid_t pid, uint64_t runtime_ns, uint64_t deadline_ns,
 		      uint64_t period_ns)
 {
-	return hcbs_sched_setattr(pid, SCHED_DEADLINE, runtime_ns, deadline_ns, period_ns);
+	int err, i;
+
+	/*
+	 * SCHED_DEADLINE admission wants the task allowed on its whole root
+	 * domain, and on PREEMPT_RT a task in a migrate_disable() section
+	 * (any sleeping spinlock it holds) is allowed on its CPU only, for
+	 * that moment: EPERM then is transient.  A lasting one (no
+	 * privilege, a pinned task) is returned after 100 ms.
+	 */
+	for (i = 0; i < 50; i++) {
+		err = hcbs_sched_setattr(pid, SCHED_DEADLINE, runtime_ns,
+					 deadline_ns, period_ns);
+		if (err != -EPERM)
+			break;
+		hcbs_sleep_ms(2);
+	}
+	return err;
 }
 
 static void __attribute__((noreturn)) hog_loop(struct hcbs_hog_shm *shm)
