@@ -952,18 +952,30 @@ double hcbs_free_bw(int nr_cpus)
 	return hcbs_rt_global_bw() - held;
 }
 
-double hcbs_fair_server_bw(int cpu)
+void hcbs_fair_server(int cpu, long long *runtime_ns, long long *period_ns)
 {
 	char path[128];
 	long long runtime, period;
 
+	/* The 6.12 defaults: 50 ms every 1 s. */
+	*runtime_ns = 50000000;
+	*period_ns = 1000000000;
 	if (!debugfs_sched())
-		return 0.05;
+		return;
 	snprintf(path, sizeof(path), "/sys/kernel/debug/sched/fair_server/cpu%d/runtime", cpu);
 	if (hcbs_read_long(path, &runtime))
-		return 0.05;
+		return;
 	snprintf(path, sizeof(path), "/sys/kernel/debug/sched/fair_server/cpu%d/period", cpu);
 	if (hcbs_read_long(path, &period) || period <= 0)
-		return 0.05;
+		return;
+	*runtime_ns = runtime;
+	*period_ns = period;
+}
+
+double hcbs_fair_server_bw(int cpu)
+{
+	long long runtime, period;
+
+	hcbs_fair_server(cpu, &runtime, &period);
 	return (double)runtime / period;
 }

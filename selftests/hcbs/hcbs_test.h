@@ -259,5 +259,7 @@ double hcbs_env_free_bw(struct hcbs_env *env);
 double hcbs_free_bw(int nr_cpus);
 /* runtime / period of @cpu's fair server (debugfs); 0.05 if unknown. */
 double hcbs_fair_server_bw(int cpu);
+/* The runtime and period (ns) of @cpu's fair server; 50 ms / 1 s if unknown. */
+void hcbs_fair_server(int cpu, long long *runtime_ns, long long *period_ns);
 
 #endif /* HCBS_TEST_H */

@@ -60,14 +60,12 @@ FIXTURE_TEARDOWN_PARENT(accuracy)
  */
 static double fair_server_min_share(int cpu, unsigned int window_ms)
 {
-	double bw = hcbs_fair_server_bw(cpu), w = window_ms * 1e6, pf = 1e9;
-	char path[96];
-	long long v;
+	long long qf, pf;
+	double w = window_ms * 1e6, slack;
 
-	snprintf(path, sizeof(path), "/sys/kernel/debug/sched/fair_server/cpu%d/period", cpu);
-	if (!hcbs_read_long(path, &v) && v > 0)
-		pf = v;
-	return w > 2 * pf * (1 - bw) ? bw * (w - 2 * pf * (1 - bw)) / w : 0;
+	hcbs_fair_server(cpu, &qf, &pf);
+	slack = 2.0 * (pf - qf);
+	return w > slack ? (double)qf / pf * (w - slack) / w : 0;
 }
 
 TEST_F_TIMEOUT(accuracy, share, 90)

@@ -94,11 +94,14 @@ static int drain(const struct lat_hists *m, struct lat_table *t)
 			bpf_map_delete_elem(m->fd, &key);
 		}
 		struct lat_entry *e = lat_find(t, &key);
+		struct uhist sum = {};
 
 		if (!e)
 			return -ENOMEM;
-		uhist_add_copies(&e->interval, e->comm, m->h, m->ncopies);
-		uhist_add_copies(&e->total, e->comm, m->h, m->ncopies);
+		/* Sum the CPUs' copies once, then count it in both. */
+		uhist_add_copies(&sum, e->comm, m->h, m->ncopies);
+		uhist_merge(&e->interval, &sum);
+		uhist_merge(&e->total, &sum);
 		/* the key is gone: restart the walk */
 		prev = NULL;
 	}
