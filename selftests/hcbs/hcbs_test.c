@@ -566,6 +566,12 @@ int hcbs_unpin(pid_t pid)
 int hcbs_set_deadline(pid_t pid, uint64_t runtime_ns, uint64_t deadline_ns,
 		      uint64_t period_ns)
 {
+	return hcbs_set_deadline_flags(pid, 0, runtime_ns, deadline_ns, period_ns);
+}
+
+int hcbs_set_deadline_flags(pid_t pid, uint64_t flags, uint64_t runtime_ns,
+			    uint64_t deadline_ns, uint64_t period_ns)
+{
 	int err, i;
 
 	/*
@@ -576,8 +582,8 @@ int hcbs_set_deadline(pid_t pid, uint64_t runtime_ns, uint64_t deadline_ns,
 	 * privilege, a pinned task) is returned after 100 ms.
 	 */
 	for (i = 0; i < 50; i++) {
-		err = hcbs_sched_setattr(pid, SCHED_DEADLINE, runtime_ns,
-					 deadline_ns, period_ns);
+		err = hcbs_sched_setattr_flags(pid, SCHED_DEADLINE, flags, runtime_ns,
+					       deadline_ns, period_ns);
 		if (err != -EPERM)
 			break;
 		hcbs_sleep_ms(2);

@@ -179,6 +179,9 @@ int hcbs_unpin(pid_t pid);
 /* SCHED_DEADLINE via sched_setattr(2); 0 or -errno. */
 int hcbs_set_deadline(pid_t pid, uint64_t runtime_ns, uint64_t deadline_ns,
 		      uint64_t period_ns);
+/* The same with sched_flags @flags (SCHED_FLAG_RECLAIM, ...). */
+int hcbs_set_deadline_flags(pid_t pid, uint64_t flags, uint64_t runtime_ns,
+			    uint64_t deadline_ns, uint64_t period_ns);
 
 /*
  * Measure the CPU share of @n processes over a CLOCK_MONOTONIC window of

@@ -6,12 +6,19 @@
  * root SCHED_FIFO tasks get what the servers leave; inside a group the
  * usual SCHED_FIFO / SCHED_RR rules pick the task.
  */
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "hcbs_ksft.h"
+#include "sched_attr.h"
 
 #define PATHLEN 512
 #define TOL 0.01
@@ -303,6 +310,257 @@ TEST_F_TIMEOUT(coexist, rr_in_group, 60)
 	hcbs_check_share(_metadata, "RR task 1", share[0], 0.15, 0.03);
 	hcbs_check_share(_metadata, "RR task 2", share[1], 0.15, 0.03);
 	hcbs_check_share(_metadata, "both RR tasks", share[0] + share[1], 0.3, TOL);
+}
+
+/*
+ * GRUB (SCHED_FLAG_RECLAIM) lets a deadline task run on bandwidth nobody
+ * reserved; the groups' reservations are not free for that.  A reclaiming
+ * 10/100 ms deadline busy loop beside a 50/100 ms group with a hog on
+ * each CPU: the group keeps 0.5 on both, the task gets at least its 0.1.
+ * (Counting the groups as free, the task's budget lasts for about 0.95 of
+ * a CPU and EDF cannot fit both.)
+ */
+TEST_F_TIMEOUT(coexist, grub_reclaim_beside_group, 60)
+{
+	unsigned int window_ms = hcbs_window_ms(3000);
+	struct hcbs_hog *dl;
+	double share[3];
+	char g[PATHLEN];
+	pid_t pids[3];
+	int err, cpu;
+
+	hcbs_group(_metadata, &self->env, "g", 50000, 100000, g, sizeof(g));
+	for (cpu = 0; cpu < 2; cpu++)
+		pids[cpu] = hcbs_hog(_metadata, &self->env, g, cpu, SCHED_FIFO,
+				     HCBS_PRIO_GROUP)->pid;
+	dl = hcbs_hog(_metadata, &self->env, NULL, -1, SCHED_OTHER, 0);
+	err = hcbs_set_deadline_flags(dl->pid, SCHED_FLAG_RECLAIM, 10 * HCBS_NSEC_PER_MSEC,
+				      100 * HCBS_NSEC_PER_MSEC, 100 * HCBS_NSEC_PER_MSEC);
+	if (err == -EINVAL)
+		SKIP(return, "SCHED_FLAG_RECLAIM not accepted (EINVAL)");
+	ASSERT_EQ(0, err) TH_LOG("SCHED_DEADLINE 10/100 ms with SCHED_FLAG_RECLAIM: %s",
+				 errname(err));
+	pids[2] = dl->pid;
+	hcbs_sleep_ms(300);
+	hcbs_note("window %u ms: group 50/100 ms with a FIFO hog on CPUs 0 and 1, a reclaiming SCHED_DEADLINE 10/100 ms busy loop",
+		  window_ms);
+	ASSERT_EQ(0, hcbs_measure_shares(pids, 3, window_ms, share));
+	hcbs_check_share(_metadata, "group 50/100 on CPU 0", share[0], 0.5, TOL);
+	hcbs_check_share(_metadata, "group 50/100 on CPU 1", share[1], 0.5, TOL);
+	hcbs_note("reclaiming deadline task: share %.4f (expected >= 0.10, its own)", share[2]);
+	EXPECT_GE(share[2], 0.1 - TOL);
+}
+
+/*
+ * Priority inheritance across reservations: a lock owner and a waiter, in
+ * processes of their own, sharing a PTHREAD_PRIO_INHERIT mutex.
+ */
+struct pi_shm {
+	pthread_mutex_t m;
+	int locked;		/* the owner holds m */
+	int go_fd[2];		/* the waiter tells the owner it is about to block */
+	int lock_err;		/* the waiter's pthread_mutex_timedlock() */
+	uint64_t wait_ns;	/* how long the waiter waited for m */
+	uint64_t work_ns;	/* what the owner runs (thread CPU time) holding m */
+	unsigned int timeout_s;	/* the waiter's */
+};
+
+static void pi_owner(struct pi_shm *shm)
+{
+	uint64_t c0;
+
+	char c;
+
+	if (pthread_mutex_lock(&shm->m))
+		_exit(1);
+	__atomic_store_n(&shm->locked, 1, __ATOMIC_RELEASE);
+	/* Asleep until the waiter comes: nothing is charged meanwhile. */
+	if (read(shm->go_fd[0], &c, 1) != 1)
+		_exit(1);
+	/* Give the waiter time to block. */
+	hcbs_sleep_ms(5);
+	c0 = hcbs_thread_cputime_ns();
+	while (hcbs_thread_cputime_ns() - c0 < shm->work_ns)
+		;
+	pthread_mutex_unlock(&shm->m);
+	/* Asleep again until the test has read what the groups used. */
+	if (read(shm->go_fd[0], &c, 1) != 1)
+		_exit(1);
+}
+
+static void pi_waiter(struct pi_shm *shm)
+{
+	struct timespec ts;
+	uint64_t t0;
+	int err;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += shm->timeout_s;
+	if (write(shm->go_fd[1], "g", 1) != 1)
+		_exit(1);
+	t0 = hcbs_now_ns();
+	err = pthread_mutex_timedlock(&shm->m, &ts);
+	shm->wait_ns = hcbs_now_ns() - t0;
+	shm->lock_err = err;
+	if (!err)
+		pthread_mutex_unlock(&shm->m);
+}
+
+/*
+ * Fork a process that runs @fn(@shm) once it is on @cpu, in @cg (NULL: the
+ * root's group) and has @policy/@prio; it dies with us.
+ */
+static pid_t pi_process(struct __test_metadata *_metadata, struct pi_shm *shm,
+			void (*fn)(struct pi_shm *), const char *cg, int policy,
+			int prio)
+{
+	pid_t parent = getpid(), pid;
+	int pfd[2], err;
+	char c = 'g';
+
+	ASSERT_EQ(0, pipe(pfd));
+	fflush(stdout);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		close(pfd[1]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent || read(pfd[0], &c, 1) != 1)
+			_exit(1);
+		fn(shm);
+		_exit(0);
+	}
+	close(pfd[0]);
+	ASSERT_EQ(0, hcbs_pin_cpu(pid, HCBS_LOAD_CPU));
+	if (cg)
+		ASSERT_EQ(0, hcbs_cg_attach(cg, pid));
+	err = hcbs_set_policy(pid, policy, prio);
+	ASSERT_EQ(0, err) TH_LOG("policy %d prio %d: %s", policy, prio, errname(err));
+	ASSERT_EQ(1, write(pfd[1], &c, 1));
+	close(pfd[1]);
+	return pid;
+}
+
+static struct pi_shm *pi_shm_new(struct __test_metadata *_metadata,
+				 uint64_t work_ns, unsigned int timeout_s)
+{
+	pthread_mutexattr_t ma;
+	struct pi_shm *shm;
+
+	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, shm);
+	ASSERT_EQ(0, pthread_mutexattr_init(&ma));
+	ASSERT_EQ(0, pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED));
+	ASSERT_EQ(0, pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT));
+	ASSERT_EQ(0, pthread_mutex_init(&shm->m, &ma));
+	pthread_mutexattr_destroy(&ma);
+	ASSERT_EQ(0, pipe(shm->go_fd));
+	shm->work_ns = work_ns;
+	shm->timeout_s = timeout_s;
+	return shm;
+}
+
+/* Wait (on the control CPU) until the owner holds the mutex. */
+static void pi_wait_locked(struct __test_metadata *_metadata, struct pi_shm *shm)
+{
+	int i;
+
+	for (i = 0; i < 10000 && !__atomic_load_n(&shm->locked, __ATOMIC_ACQUIRE); i++)
+		hcbs_sleep_ms(1);
+	ASSERT_TRUE(shm->locked) TH_LOG("the owner did not lock the mutex in 10 s");
+}
+
+static void pi_shm_free(struct pi_shm *shm)
+{
+	close(shm->go_fd[0]);
+	close(shm->go_fd[1]);
+	munmap(shm, sizeof(*shm));
+}
+
+static void pi_wait(struct __test_metadata *_metadata, pid_t pid)
+{
+	int status;
+
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Let the owner, asleep since it unlocked, exit. */
+static void pi_release_owner(struct __test_metadata *_metadata, struct pi_shm *shm,
+			     pid_t owner)
+{
+	ASSERT_EQ(1, write(shm->go_fd[1], "x", 1));
+	pi_wait(_metadata, owner);
+}
+
+/*
+ * A SCHED_OTHER task of a group that forbids RT (0 runtime) holds a PI
+ * mutex a root FIFO task wants: boosted, it must run at root level (the
+ * waiter's), not be queued on a server that never runs.  Root FIFO hog
+ * below the waiter on the CPU: unboosted the owner would get only the
+ * fair server's 5%, 4 s for its 200 ms.
+ */
+TEST_F_TIMEOUT(coexist, pi_owner_in_zero_runtime_group, 60)
+{
+	struct pi_shm *shm = pi_shm_new(_metadata, 200 * HCBS_NSEC_PER_MSEC, 8);
+	char z[PATHLEN];
+	pid_t owner, waiter;
+
+	hcbs_group(_metadata, &self->env, "zero", 0, 100000, z, sizeof(z));
+	hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
+		 HCBS_PRIO_ROOT_HOG);
+	owner = pi_process(_metadata, shm, pi_owner, z, SCHED_OTHER, 0);
+	pi_wait_locked(_metadata, shm);
+	waiter = pi_process(_metadata, shm, pi_waiter, NULL, SCHED_FIFO,
+			    HCBS_PRIO_ROOT_HOG + 5);
+	pi_wait(_metadata, waiter);
+	pi_release_owner(_metadata, shm, owner);
+	hcbs_note("root FIFO %d waiter, SCHED_OTHER owner in a 0-runtime group holding the mutex for 200 ms of CPU: %s after %.3f s (unboosted: >= 4 s)",
+		  HCBS_PRIO_ROOT_HOG + 5, shm->lock_err ? strerror(shm->lock_err) : "acquired",
+		  shm->wait_ns / 1e9);
+	EXPECT_EQ(0, shm->lock_err);
+	EXPECT_LT(shm->wait_ns, 2 * HCBS_NSEC_PER_SEC);
+	pi_shm_free(shm);
+}
+
+/*
+ * Bandwidth inheritance: a FIFO task of a 2/100 ms group holds a PI mutex
+ * that a FIFO task of a 40/100 ms group wants.  Boosted, the owner runs in
+ * the waiter's reservation and is charged to it: its 40 ms of work take
+ * about one period, not the 2 s its own budget would take.
+ */
+TEST_F_TIMEOUT(coexist, pi_bandwidth_inheritance, 60)
+{
+	struct pi_shm *shm = pi_shm_new(_metadata, 40 * HCBS_NSEC_PER_MSEC, 8);
+	long long ua0, ua1, ub0, ub1;
+	char a[PATHLEN], b[PATHLEN];
+	pid_t owner, waiter;
+
+	hcbs_group(_metadata, &self->env, "a", 2000, 100000, a, sizeof(a));
+	hcbs_group(_metadata, &self->env, "b", 40000, 100000, b, sizeof(b));
+	hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
+		 HCBS_PRIO_ROOT_HOG);
+	owner = pi_process(_metadata, shm, pi_owner, a, SCHED_FIFO, 10);
+	pi_wait_locked(_metadata, shm);
+	ASSERT_EQ(0, hcbs_cg_read_key(a, "cpu.rt.stat", "usage_usec", &ua0));
+	ASSERT_EQ(0, hcbs_cg_read_key(b, "cpu.rt.stat", "usage_usec", &ub0));
+	waiter = pi_process(_metadata, shm, pi_waiter, b, SCHED_FIFO, 20);
+	pi_wait(_metadata, waiter);
+	ASSERT_EQ(0, hcbs_cg_read_key(a, "cpu.rt.stat", "usage_usec", &ua1));
+	ASSERT_EQ(0, hcbs_cg_read_key(b, "cpu.rt.stat", "usage_usec", &ub1));
+	pi_release_owner(_metadata, shm, owner);
+	hcbs_note("FIFO 20 waiter in 40/100 ms, FIFO 10 owner in 2/100 ms holding the mutex for 40 ms of CPU: %s after %.3f s (in its own budget: >= 2 s)",
+		  shm->lock_err ? strerror(shm->lock_err) : "acquired", shm->wait_ns / 1e9);
+	hcbs_note("charged while the owner held the mutex: owner's group %.1f ms, waiter's group %.1f ms",
+		  (ua1 - ua0) / 1e3,
+		  (ub1 - ub0) / 1e3);
+	EXPECT_EQ(0, shm->lock_err);
+	EXPECT_LT(shm->wait_ns, HCBS_NSEC_PER_SEC);
+	/* The owner's 40 ms while boosted go to the waiter's reservation. */
+	EXPECT_GE(ub1 - ub0, 30000);
+	EXPECT_LT(ua1 - ua0, 10000);
+	pi_shm_free(shm);
 }
 
 HCBS_TEST_MAIN

@@ -10,10 +10,16 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <linux/sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "hcbs_ksft.h"
@@ -379,6 +385,144 @@ TEST_F(iface, zero_runtime)
 	/* Once the task is gone it can. */
 	hcbs_hog_stop(h);
 	expect_write_ok(_metadata, g, "cpu.rt.max", "0 100000");
+}
+
+/*
+ * clone3(CLONE_INTO_CGROUP) from a SCHED_FIFO process into @cg, in a child
+ * of ours: 0 if the fork went through, else -errno.
+ */
+static int clone_rt_into(const char *cg)
+{
+	int status, err = 0;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		struct clone_args args = {
+			.flags = CLONE_INTO_CGROUP,
+			.exit_signal = SIGCHLD,
+		};
+		struct sched_param sp = { .sched_priority = 1 };
+		long child;
+		int fd;
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			_exit(100);
+		fd = open(cg, O_RDONLY | O_DIRECTORY);
+		if (fd < 0)
+			_exit(101);
+		args.cgroup = fd;
+		child = syscall(SYS_clone3, &args, sizeof(args));
+		if (child == 0)
+			_exit(0);
+		if (child < 0)
+			_exit(errno < 100 ? errno : 99);
+		waitpid(child, NULL, 0);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -ECHILD;
+	err = WEXITSTATUS(status);
+	return err >= 100 ? -ECHILD : -err;
+}
+
+/*
+ * A fork straight into a group gets the checks of a move into it: no RT
+ * task in a group whose reservation has no runtime.
+ */
+TEST_F(iface, clone_into_cgroup)
+{
+	char z[PATHLEN], g[PATHLEN], buf[64];
+	int err;
+
+	hcbs_group(_metadata, &self->env, "zero", 0, 100000, z, sizeof(z));
+	hcbs_group(_metadata, &self->env, "g", 10000, 100000, g, sizeof(g));
+	err = clone_rt_into(z);
+	hcbs_note("clone3(CLONE_INTO_CGROUP) of a FIFO task into a 0-runtime group: %s (expected EPERM)",
+		  errname(err));
+	EXPECT_EQ(-EPERM, err);
+	ASSERT_EQ(0, hcbs_cg_read(z, "cgroup.procs", buf, sizeof(buf)));
+	EXPECT_STREQ("", buf);
+	err = clone_rt_into(g);
+	hcbs_note("clone3(CLONE_INTO_CGROUP) of a FIFO task into a 10/100 ms group: %s",
+		  errname(err));
+	EXPECT_EQ(0, err);
+}
+
+/* Drop CAP_SYS_NICE from the calling process's effective set. */
+static int drop_cap_sys_nice(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	data[CAP_TO_INDEX(CAP_SYS_NICE)].effective &= ~CAP_TO_MASK(CAP_SYS_NICE);
+	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
+}
+
+#define PRIV_WRITES 6
+
+/*
+ * Reserving more of the root's bandwidth takes CAP_SYS_NICE, as a
+ * SCHED_DEADLINE task does; giving it back, and sharing out a reserved
+ * ancestor's bandwidth below it (a delegated subtree), do not.
+ */
+TEST_F(iface, privilege)
+{
+	static const struct {
+		int cg;			/* 0: top-level group t, 1: t/c */
+		const char *val;
+		int want;		/* errno */
+	} w[PRIV_WRITES] = {
+		{ 0, "20000 100000", EPERM },	/* max -> reserved */
+		{ 0, "10000 100000", 0 },	/* lower (set to 20000 first) */
+		{ 0, "30000 100000", EPERM },	/* raise */
+		{ 0, "10000 50000", EPERM },	/* same runtime, more bandwidth */
+		{ 1, "5000 100000", 0 },	/* within t's 10/100 */
+		{ 0, "max", 0 },		/* give it back */
+	};
+	char t[PATHLEN], c[PATHLEN], buf[64];
+	int *res, status, i;
+	pid_t pid;
+
+	hcbs_group(_metadata, &self->env, "t", 0, 0, t, sizeof(t));
+	ASSERT_EQ(0, hcbs_cg_write(t, "cgroup.subtree_control", "+cpu"));
+	ASSERT_EQ(0, hcbs_cg_path(c, sizeof(c), t, "c"));
+	ASSERT_EQ(0, hcbs_cg_create(c));
+	res = mmap(NULL, sizeof(int) * PRIV_WRITES, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, res);
+
+	for (i = 0; i < PRIV_WRITES; i++) {
+		if (i == 1)	/* the privileged parent reserves 20/100 */
+			ASSERT_EQ(0, hcbs_set_rt_max(t, 20000, 100000));
+		pid = fork();
+		ASSERT_GE(pid, 0);
+		if (pid == 0) {
+			int err = drop_cap_sys_nice();
+
+			res[i] = err ? err : hcbs_cg_write(w[i].cg ? c : t, "cpu.rt.max",
+							   "%s", w[i].val);
+			_exit(err ? 1 : 0);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			TH_LOG("could not drop CAP_SYS_NICE: %s", errname(res[i]));
+		hcbs_note("without CAP_SYS_NICE, '%s' to %s/cpu.rt.max: %s (expected %s)",
+			  w[i].val, w[i].cg ? "t/c" : "t", errname(res[i]),
+			  errname(w[i].want));
+		EXPECT_EQ(-w[i].want, res[i]);
+	}
+	ASSERT_EQ(0, hcbs_cg_read(t, "cpu.rt.max", buf, sizeof(buf)));
+	EXPECT_STREQ("max 100000", buf);
+	ASSERT_EQ(0, hcbs_cg_read(c, "cpu.rt.max", buf, sizeof(buf)));
+	EXPECT_STREQ("5000 100000", buf);
+	munmap(res, sizeof(int) * PRIV_WRITES);
 }
 
 /* cpu.rt.stat counts what the group's server did. */

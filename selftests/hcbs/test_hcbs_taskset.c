@@ -201,7 +201,7 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
 	uint64_t misses = 0, expected_jobs;
 	double max_lateness = -1.0, u = 0;
 	int pfd[2], status, i;
-	pid_t parent = getpid();
+	pid_t parent = getpid(), child;
 	long long q_us;
 	char c = 'g';
 
@@ -220,15 +220,21 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
 
 	ASSERT_EQ(0, pipe(pfd));
 	fflush(stdout);
-	self->pid = fork();
-	ASSERT_GE(self->pid, 0);
-	if (self->pid == 0) {
+	/*
+	 * self is shared with the harness's parent (for the teardown): the
+	 * child must not write it, or its "0" can land after the parent's
+	 * pid and the parent then waits for any child.
+	 */
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0) {
 		close(pfd[1]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent || read(pfd[0], &c, 1) != 1)
 			_exit(1);
 		taskset_main(self->shm);
 	}
+	self->pid = child;
 	close(pfd[0]);
 	ASSERT_EQ(0, hcbs_pin_cpu(self->pid, HCBS_LOAD_CPU));
 	ASSERT_EQ(0, hcbs_cg_attach(rt, self->pid));
