@@ -271,6 +271,9 @@ int hcbs_reserve(const char *dir, const struct hcbs_rt *to,
 	else if (ret == -EBUSY || ret == -ENOSPC ||
 		 (ret == -EINVAL && hcbs_rt_bw(to) > av.bw + 1e-9))
 		admission_message(file, ret, to, &av, err, errlen);
+	else if (ret == -EPERM)
+		hcbs_seterr(err, errlen, "%s: permission denied (EPERM): reserving more of the root's RT bandwidth needs CAP_SYS_NICE; run as root, or reserve below a group that has a reservation",
+			    file);
 	else if (errno_exit(ret) == HCBS_EXIT_PERM)
 		hcbs_seterr(err, errlen, "%s: permission denied (%s): run as root", file,
 			    errno_name(ret));
