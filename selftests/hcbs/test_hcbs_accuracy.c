@@ -229,6 +229,40 @@ TEST_F_TIMEOUT(sched, change_while_running, 60)
 }
 
 /*
+ * Rewriting the parameters of a busy group does not give it a new budget:
+ * the current period carries over (CBS), so a writer alternating between
+ * two nearly equal settings as fast as it can does not get the group more
+ * than its bandwidth.  (Opening a new period on every write did.)
+ */
+TEST_F_TIMEOUT(sched, rewrite_keeps_budget, 60)
+{
+	unsigned int window_ms = hcbs_window_ms(2000);
+	uint64_t t0, c0, c1;
+	unsigned int writes = 0;
+	char g[PATHLEN];
+	double share;
+	pid_t pid;
+
+	hcbs_group(_metadata, &self->env, "g", 10000, 100000, g, sizeof(g));
+	pid = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO,
+		       HCBS_PRIO_GROUP)->pid;
+	hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
+		 HCBS_PRIO_ROOT_HOG);
+	hcbs_sleep_ms(300);
+	ASSERT_EQ(0, hcbs_proc_cputime_ns(pid, &c0));
+	t0 = hcbs_now_ns();
+	while (hcbs_now_ns() - t0 < window_ms * HCBS_NSEC_PER_MSEC) {
+		ASSERT_EQ(0, hcbs_set_rt_max(g, writes % 2 ? 10000 : 9990, 100000));
+		writes++;
+	}
+	ASSERT_EQ(0, hcbs_proc_cputime_ns(pid, &c1));
+	share = (double)(c1 - c0) / (double)(hcbs_now_ns() - t0);
+	hcbs_note("%u writes of cpu.rt.max (9990 or 10000 / 100000 us) in %u ms", writes,
+		  window_ms);
+	hcbs_check_share(_metadata, "group ~10/100 while rewritten", share, 0.1, TOL);
+}
+
+/*
  * One group, a task on each of two CPUs: each gets Q/P of its CPU (one
  * server per CPU), and cpu.rt.stat sums both.
  */
