@@ -198,6 +198,24 @@ TEST_F_TIMEOUT(sched, subgroup_covered, 60)
 	hcbs_check_share(_metadata, "group 30/100 via sub-cgroup", share, 0.3, TOL);
 }
 
+/*
+ * Group @g at 10/100 ms with a FIFO hog (its pid is returned) on the load
+ * CPU, beside a root FIFO hog, settled.
+ */
+static pid_t busy_group_10_100(struct __test_metadata *_metadata,
+			       struct hcbs_env *env, char *g, size_t len)
+{
+	pid_t pid;
+
+	hcbs_group(_metadata, env, "g", 10000, 100000, g, len);
+	pid = hcbs_hog(_metadata, env, g, HCBS_LOAD_CPU, SCHED_FIFO,
+		       HCBS_PRIO_GROUP)->pid;
+	hcbs_hog(_metadata, env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
+		 HCBS_PRIO_ROOT_HOG);
+	hcbs_sleep_ms(300);
+	return pid;
+}
+
 /* Q/P changed under a running RT task takes effect. */
 TEST_F_TIMEOUT(sched, change_while_running, 60)
 {
@@ -206,12 +224,7 @@ TEST_F_TIMEOUT(sched, change_while_running, 60)
 	double share;
 	pid_t pid;
 
-	hcbs_group(_metadata, &self->env, "g", 10000, 100000, g, sizeof(g));
-	pid = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO,
-		       HCBS_PRIO_GROUP)->pid;
-	hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
-		 HCBS_PRIO_ROOT_HOG);
-	hcbs_sleep_ms(300);
+	pid = busy_group_10_100(_metadata, &self->env, g, sizeof(g));
 	hcbs_note("window %u ms per setting, root FIFO %d hog beside", window_ms,
 		  HCBS_PRIO_ROOT_HOG);
 	ASSERT_EQ(0, hcbs_measure_shares(&pid, 1, window_ms, &share));
@@ -243,12 +256,7 @@ TEST_F_TIMEOUT(sched, rewrite_keeps_budget, 60)
 	double share;
 	pid_t pid;
 
-	hcbs_group(_metadata, &self->env, "g", 10000, 100000, g, sizeof(g));
-	pid = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO,
-		       HCBS_PRIO_GROUP)->pid;
-	hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
-		 HCBS_PRIO_ROOT_HOG);
-	hcbs_sleep_ms(300);
+	pid = busy_group_10_100(_metadata, &self->env, g, sizeof(g));
 	ASSERT_EQ(0, hcbs_proc_cputime_ns(pid, &c0));
 	t0 = hcbs_now_ns();
 	while (hcbs_now_ns() - t0 < window_ms * HCBS_NSEC_PER_MSEC) {
