@@ -591,17 +591,50 @@ int hcbs_set_deadline_flags(pid_t pid, uint64_t flags, uint64_t runtime_ns,
 	return err;
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * HCBS_NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* A step of the loop longer than this is looked at: off the CPU or stalled? */
+#define HOG_STEP_NS	(200 * 1000ULL)
+
+/*
+ * Spin, recording the longest time off the CPU and the longest stall.  A
+ * long step between two clock reads is either time off the CPU or time
+ * charged to the hog while it did not run its code (the whole machine
+ * stalled, or a long interrupt): the thread's CPU clock tells them apart.
+ * It is read only after a long step, so short preemptions before it are
+ * counted into that step's time off the CPU.
+ */
 static void __attribute__((noreturn)) hog_loop(struct hcbs_hog_shm *shm)
 {
-	uint64_t last = hcbs_now_ns(), t;
+	uint64_t last = hcbs_now_ns(), t, cpu, off;
+	uint64_t mark_wall = last, mark_cpu = thread_cpu_ns();
 
 	for (;;) {
 		t = hcbs_now_ns();
 		if (shm->gap_reset) {
 			shm->gap_reset = 0;
 			shm->max_gap_ns = 0;
-		} else if (t - last > shm->max_gap_ns) {
-			shm->max_gap_ns = t - last;
+			shm->max_stall_ns = 0;
+			mark_wall = t;
+			mark_cpu = thread_cpu_ns();
+		} else if (t - last > HOG_STEP_NS) {
+			cpu = thread_cpu_ns();
+			off = t - mark_wall;
+			off = off > cpu - mark_cpu ? off - (cpu - mark_cpu) : 0;
+			if (off > t - last)
+				off = t - last;
+			if (off > shm->max_gap_ns)
+				shm->max_gap_ns = off;
+			if (t - last - off > shm->max_stall_ns)
+				shm->max_stall_ns = t - last - off;
+			mark_wall = t;
+			mark_cpu = cpu;
 		}
 		last = t;
 		shm->loops++;

@@ -136,7 +136,13 @@ int hcbs_dl_total_bw(long long *bw, int max_cpus);
 /* What a hog publishes to its parent (shared memory). */
 struct hcbs_hog_shm {
 	volatile uint64_t loops;
-	volatile uint64_t max_gap_ns;	/* longest time not running seen */
+	volatile uint64_t max_gap_ns;	/* longest time off the CPU seen */
+	/*
+	 * Longest single step of the loop charged to the hog as CPU time:
+	 * a stall of the whole machine (an emulator pausing its vCPUs) or a
+	 * long interrupt.  Its server pays for it as for any overrun.
+	 */
+	volatile uint64_t max_stall_ns;
 	volatile uint64_t gap_reset;	/* set by the parent, cleared by the hog */
 };
 

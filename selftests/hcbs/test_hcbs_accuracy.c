@@ -133,40 +133,52 @@ FIXTURE_TEARDOWN_PARENT(sched)
 TEST_F_TIMEOUT(sched, edf_isolation, 60)
 {
 	unsigned int window_ms = hcbs_window_ms(4500);
-	double share[2], gap_ms, max_gap_ms;
+	double share[2], gap_ms, stall_ms, max_gap_ms;
 	char a[PATHLEN], b[PATHLEN];
-	struct hcbs_hog *ha, *hb;
+	struct hcbs_hog *hogs[3];
+	uint64_t stall_ns = 0;
 	pid_t pids[2];
+	int i;
 
 	hcbs_group(_metadata, &self->env, "short", 5000, 10000, a, sizeof(a));
 	hcbs_group(_metadata, &self->env, "long", 40000, 100000, b, sizeof(b));
-	ha = hcbs_hog(_metadata, &self->env, a, HCBS_LOAD_CPU, SCHED_FIFO, 10);
+	hogs[0] = hcbs_hog(_metadata, &self->env, a, HCBS_LOAD_CPU, SCHED_FIFO, 10);
 	/* Priority-based scheduling would favour the long group. */
-	hb = hcbs_hog(_metadata, &self->env, b, HCBS_LOAD_CPU, SCHED_FIFO, 20);
-	hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
-		 HCBS_PRIO_ROOT_HOG);
+	hogs[1] = hcbs_hog(_metadata, &self->env, b, HCBS_LOAD_CPU, SCHED_FIFO, 20);
+	hogs[2] = hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
+			   HCBS_PRIO_ROOT_HOG);
 	hcbs_sleep_ms(500);
 
-	pids[0] = ha->pid;
-	pids[1] = hb->pid;
-	hcbs_hog_reset_gap(ha);
+	pids[0] = hogs[0]->pid;
+	pids[1] = hogs[1]->pid;
+	for (i = 0; i < 3; i++)
+		hcbs_hog_reset_gap(hogs[i]);
 	hcbs_note("window %u ms on CPU %d: groups 5/10 ms (FIFO 10) and 40/100 ms (FIFO 20), root FIFO %d hog",
 		  window_ms, HCBS_LOAD_CPU, HCBS_PRIO_ROOT_HOG);
 	ASSERT_EQ(0, hcbs_measure_shares(pids, 2, window_ms, share));
-	gap_ms = ha->shm->max_gap_ns / 1e6;
+	gap_ms = hogs[0]->shm->max_gap_ns / 1e6;
+	for (i = 0; i < 3; i++)
+		if (hogs[i]->shm->max_stall_ns > stall_ns)
+			stall_ns = hogs[i]->shm->max_stall_ns;
+	stall_ms = stall_ns / 1e6;
 	hcbs_check_share(_metadata, "group 5/10", share[0], 0.5, TOL);
 	hcbs_check_share(_metadata, "group 40/100", share[1], 0.4, TOL);
 	/*
-	 * 2 (P - Q), plus timer and tick slack (budgets are enforced at the
-	 * tick).  Under emulation a vCPU stall while the 5/10 hog runs is
-	 * charged to its server, which then pays the overrun by sitting out
-	 * a period: accept one more period there, still well below the
-	 * 40 ms the 40/100 server would hold the CPU if EDF did not order
-	 * the two servers.
+	 * EDF bound: 2 (P - Q), plus timer slack (under emulation a timer
+	 * interrupt can come a few ms late: the budget overruns by that
+	 * much; traced under TCG, at most 4.7 ms with vm-run's QEMU set-up).
+	 * A stall of the machine (an emulator pausing a vCPU: the hogs see it
+	 * as time charged to them in one step of their loop) of S ms delays the 5/10 server by S when another task is charged
+	 * with it; charged to the 5/10 hog itself, it is an overrun its
+	 * server pays back: S more, and a whole period for every Q in S.
+	 * On real hardware S is near 0 and the bound stays 2 (P - Q) + slack,
+	 * well below the 40 ms the 40/100 server would hold the CPU if EDF
+	 * did not order the two servers.
 	 */
-	max_gap_ms = 2 * (10 - 5) + (hcbs_machine_slow() ? 10 + 10 : 3);
-	hcbs_note("group 5/10: longest time off the CPU %.3f ms (EDF bound 10 ms, accepted %.0f ms)",
-		  gap_ms, max_gap_ms);
+	max_gap_ms = 2 * (10 - 5) + (hcbs_machine_slow() ? 5 : 3) +
+		     2 * stall_ms + 10 * (stall_ns / 5000000);
+	hcbs_note("group 5/10: longest time off the CPU %.3f ms; longest stall charged to a hog %.3f ms (EDF bound 10 ms, accepted %.1f ms)",
+		  gap_ms, stall_ms, max_gap_ms);
 	EXPECT_LE(gap_ms, max_gap_ms);
 }
 
