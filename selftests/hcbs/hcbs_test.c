@@ -599,9 +599,6 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * HCBS_NSEC_PER_SEC + ts.tv_nsec;
 }
 
-/* A step of the loop longer than this is looked at: off the CPU or stalled? */
-#define HOG_STEP_NS	(200 * 1000ULL)
-
 /*
  * Spin, recording the longest time off the CPU and the longest stall.  A
  * long step between two clock reads is either time off the CPU or time
@@ -623,7 +620,7 @@ static void __attribute__((noreturn)) hog_loop(struct hcbs_hog_shm *shm)
 			shm->max_stall_ns = 0;
 			mark_wall = t;
 			mark_cpu = thread_cpu_ns();
-		} else if (t - last > HOG_STEP_NS) {
+		} else if (t - last > HCBS_STALL_STEP_NS) {
 			cpu = thread_cpu_ns();
 			off = t - mark_wall;
 			off = off > cpu - mark_cpu ? off - (cpu - mark_cpu) : 0;

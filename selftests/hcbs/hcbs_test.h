@@ -146,6 +146,12 @@ struct hcbs_hog_shm {
 	volatile uint64_t gap_reset;	/* set by the parent, cleared by the hog */
 };
 
+/*
+ * A step of a busy loop charged more CPU time than this at once is the
+ * machine stalling (an emulator pausing the vCPU) or a long interrupt.
+ */
+#define HCBS_STALL_STEP_NS	(200 * 1000ULL)
+
 struct hcbs_hog {
 	pid_t pid;
 	pid_t owner;		/* the process that started it */

@@ -85,6 +85,7 @@ static long long least_budget_us(unsigned int scale)
 struct task_result {
 	uint64_t jobs, misses;
 	uint64_t max_resp_ns;
+	uint64_t max_stall_ns;	/* longest step of a job charged at once */
 	int err;		/* errno of a setup step in the thread */
 };
 
@@ -107,7 +108,7 @@ static void *task_thread(void *p)
 	struct task_result *r = &a->shm->res[a->i];
 	uint64_t period = taskset[a->i].t_us * HCBS_NSEC_PER_USEC;
 	uint64_t wcet = taskset[a->i].c_us * HCBS_NSEC_PER_USEC;
-	uint64_t release, c0, resp;
+	uint64_t release, c0, c, c1, resp;
 
 	/*
 	 * Wait, asleep, until every thread exists: the process creating them
@@ -120,9 +121,16 @@ static void *task_thread(void *p)
 		hcbs_sleep_ms(1);
 	for (release = a->shm->t0_ns; release < a->shm->end_ns; release += period) {
 		hcbs_sleep_until_ns(release);
+		/*
+		 * A step of the loop charged more than a few hundred us is the
+		 * machine stalling (or a long interrupt), not the job's code.
+		 */
 		c0 = hcbs_thread_cputime_ns();
-		while (hcbs_thread_cputime_ns() - c0 < wcet)
-			;
+		for (c = c0; c - c0 < wcet; c = c1) {
+			c1 = hcbs_thread_cputime_ns();
+			if (c1 - c > HCBS_STALL_STEP_NS && c1 - c > r->max_stall_ns)
+				r->max_stall_ns = c1 - c;
+		}
 		resp = hcbs_now_ns() - release;
 		r->jobs++;
 		if (resp > period)
@@ -198,8 +206,9 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
 	unsigned int run_ms = hcbs_window_ms(12000);
 	unsigned int scale = hcbs_machine_slow() ? TCG_WCET_SCALE : 100;
 	char rt[PATHLEN], other[PATHLEN];
-	uint64_t misses = 0, expected_jobs;
-	double max_lateness = -1.0, u = 0;
+	uint64_t misses = 0, expected_jobs, stall_ns = 0;
+	double max_lateness = -1.0, u = 0, stall_late;
+	struct hcbs_hog *hogs[2];
 	int pfd[2], status, i;
 	pid_t parent = getpid(), child;
 	long long q_us;
@@ -214,9 +223,10 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
 				  PERIOD_US, scale, strerror((int)-q_us));
 	hcbs_group(_metadata, &self->env, "rt", q_us, PERIOD_US, rt, sizeof(rt));
 	hcbs_group(_metadata, &self->env, "other", 30000, 100000, other, sizeof(other));
-	hcbs_hog(_metadata, &self->env, other, HCBS_LOAD_CPU, SCHED_FIFO, PRIO_TOP + 10);
-	hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
-		 HCBS_PRIO_ROOT_HOG);
+	hogs[0] = hcbs_hog(_metadata, &self->env, other, HCBS_LOAD_CPU, SCHED_FIFO,
+			   PRIO_TOP + 10);
+	hogs[1] = hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
+			   HCBS_PRIO_ROOT_HOG);
 
 	ASSERT_EQ(0, pipe(pfd));
 	fflush(stdout);
@@ -241,6 +251,8 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
 	self->shm->run_ns = run_ms * HCBS_NSEC_PER_MSEC;
 	ASSERT_EQ(1, write(pfd[1], &c, 1));
 	close(pfd[1]);
+	for (i = 0; i < 2; i++)
+		hcbs_hog_reset_gap(hogs[i]);
 
 	hcbs_note("task set of the paper, Section IV, in a group at (%lld us, %u us) on CPU %d for %u ms:",
 		  q_us, PERIOD_US, HCBS_LOAD_CPU, run_ms);
@@ -252,6 +264,24 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
 	self->pid = 0;
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		TH_LOG("task-set process failed (status 0x%x)", status);
+
+	/*
+	 * CPU 1 is never idle here (the root hog), so whatever stall of the
+	 * machine hit it was charged in one step to a job or to a hog.  It
+	 * delays the jobs by its length S, and charged to the server it is
+	 * an overrun paid back as in edf_isolation: S more, and a period for
+	 * every Q in S.
+	 */
+	for (i = 0; i < 2; i++)
+		if (hogs[i]->shm->max_stall_ns > stall_ns)
+			stall_ns = hogs[i]->shm->max_stall_ns;
+	for (i = 0; i < NR_TASKS; i++)
+		if (self->shm->res[i].max_stall_ns > stall_ns)
+			stall_ns = self->shm->res[i].max_stall_ns;
+	stall_late = 2.0 * stall_ns + (double)PERIOD_US * 1000 *
+		     (stall_ns / (q_us * HCBS_NSEC_PER_USEC));
+	hcbs_note("longest stall of the machine seen on CPU %d: %.3f ms",
+		  HCBS_LOAD_CPU, stall_ns / 1e6);
 
 	for (i = 0; i < NR_TASKS; i++) {
 		struct task_result *r = &self->shm->res[i];
@@ -272,16 +302,17 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
 		 * suites saw 1-2 such misses in tasks 1-2 (up to 1.34 T).  What
 		 * an under-provisioned or misbehaving server does is different:
 		 * at 8/18 ms task 5 missed 7 of its 48 jobs.  So there: no task
-		 * may miss more than 1% of its jobs, nor by more than half a T.
+		 * may miss more than 1% of its jobs, nor by more than half a T
+		 * plus what the longest stall seen explains.
 		 */
 		if (hcbs_machine_slow()) {
 			EXPECT_LE(r->misses * 100, r->jobs)
 				TH_LOG("task %d missed %llu of %llu jobs (under TCG at most 1%%)",
 				       i + 1, (unsigned long long)r->misses,
 				       (unsigned long long)r->jobs);
-			EXPECT_LE(lateness, 0.5)
-				TH_LOG("task %d: max normalized lateness %.3f (under TCG at most 0.5)",
-				       i + 1, lateness);
+			EXPECT_LE(lateness, 0.5 + stall_late / t)
+				TH_LOG("task %d: max normalized lateness %.3f (under TCG at most %.3f: 0.5 and a stall of %.3f ms)",
+				       i + 1, lateness, 0.5 + stall_late / t, stall_ns / 1e6);
 		}
 		if (lateness > max_lateness)
 			max_lateness = lateness;
