@@ -591,14 +591,6 @@ int hcbs_set_deadline_flags(pid_t pid, uint64_t flags, uint64_t runtime_ns,
 	return err;
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * HCBS_NSEC_PER_SEC + ts.tv_nsec;
-}
-
 /*
  * Spin, recording the longest time off the CPU and the longest stall.  A
  * long step between two clock reads is either time off the CPU or time
@@ -610,7 +602,7 @@ static uint64_t thread_cpu_ns(void)
 static void __attribute__((noreturn)) hog_loop(struct hcbs_hog_shm *shm)
 {
 	uint64_t last = hcbs_now_ns(), t, cpu, off;
-	uint64_t mark_wall = last, mark_cpu = thread_cpu_ns();
+	uint64_t mark_wall = last, mark_cpu = hcbs_thread_cputime_ns();
 
 	for (;;) {
 		t = hcbs_now_ns();
@@ -619,9 +611,9 @@ static void __attribute__((noreturn)) hog_loop(struct hcbs_hog_shm *shm)
 			shm->max_gap_ns = 0;
 			shm->max_stall_ns = 0;
 			mark_wall = t;
-			mark_cpu = thread_cpu_ns();
+			mark_cpu = hcbs_thread_cputime_ns();
 		} else if (t - last > HCBS_STALL_STEP_NS) {
-			cpu = thread_cpu_ns();
+			cpu = hcbs_thread_cputime_ns();
 			off = t - mark_wall;
 			off = off > cpu - mark_cpu ? off - (cpu - mark_cpu) : 0;
 			if (off > t - last)
@@ -727,6 +719,22 @@ void hcbs_hog_reset_gap(struct hcbs_hog *hog)
 {
 	if (hog->shm)
 		hog->shm->gap_reset = 1;
+}
+
+uint64_t hcbs_hogs_max_stall_ns(struct hcbs_hog *const *hogs, int n)
+{
+	uint64_t max = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (hogs[i]->shm && hogs[i]->shm->max_stall_ns > max)
+			max = hogs[i]->shm->max_stall_ns;
+	return max;
+}
+
+uint64_t hcbs_stall_delay_ns(uint64_t stall_ns, uint64_t q_ns, uint64_t p_ns)
+{
+	return 2 * stall_ns + (q_ns ? stall_ns / q_ns * p_ns : 0);
 }
 
 int hcbs_measure_shares(const pid_t *pids, int n, unsigned int window_ms,

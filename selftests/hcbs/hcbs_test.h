@@ -182,6 +182,15 @@ int hcbs_hog_start(struct hcbs_hog *hog, const struct hcbs_hog_spec *spec,
  */
 void hcbs_hog_stop(struct hcbs_hog *hog);
 void hcbs_hog_reset_gap(struct hcbs_hog *hog);
+/* The longest stall any of the @n hogs saw since its last reset. */
+uint64_t hcbs_hogs_max_stall_ns(struct hcbs_hog *const *hogs, int n);
+/*
+ * How much later a server (Q every P) may serve its tasks after a stall of
+ * the machine of @stall_ns on its CPU: the stall itself when another task
+ * was charged with it; charged to the server, an overrun it pays back by
+ * as much again and a whole period for every Q in it.
+ */
+uint64_t hcbs_stall_delay_ns(uint64_t stall_ns, uint64_t q_ns, uint64_t p_ns);
 
 int hcbs_set_policy(pid_t pid, int policy, int prio);
 int hcbs_pin_cpu(pid_t pid, int cpu);

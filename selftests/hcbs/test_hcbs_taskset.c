@@ -110,7 +110,7 @@ static void *task_thread(void *p)
 	struct task_result *r = &a->shm->res[a->i];
 	uint64_t period = taskset[a->i].t_us * HCBS_NSEC_PER_USEC;
 	uint64_t wcet = taskset[a->i].c_us * HCBS_NSEC_PER_USEC;
-	uint64_t release, c0, c, c1, resp;
+	uint64_t release, start, c0, c, c1, resp;
 
 	/*
 	 * Wait, asleep, until every thread exists: the process creating them
@@ -123,9 +123,9 @@ static void *task_thread(void *p)
 		hcbs_sleep_ms(1);
 	for (release = a->shm->t0_ns; release < a->shm->end_ns; release += period) {
 		hcbs_sleep_until_ns(release);
-		resp = hcbs_now_ns() - release;
-		if (resp > r->max_wake_ns)
-			r->max_wake_ns = resp;
+		start = hcbs_now_ns() - release;
+		if (start > r->max_wake_ns)
+			r->max_wake_ns = start;
 		/*
 		 * A step of the loop charged more than a few hundred us is the
 		 * machine stalling (or a long interrupt), not the job's code.
@@ -273,14 +273,9 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
 
 	/*
 	 * CPU 1 is never idle here (the root hog), so whatever stall of the
-	 * machine hit it was charged in one step to a job or to a hog.  It
-	 * delays the jobs by its length S, and charged to the server it is
-	 * an overrun paid back as in edf_isolation: S more, and a period for
-	 * every Q in S.
+	 * machine hit it was charged in one step to a job or to a hog.
 	 */
-	for (i = 0; i < 2; i++)
-		if (hogs[i]->shm->max_stall_ns > stall_ns)
-			stall_ns = hogs[i]->shm->max_stall_ns;
+	stall_ns = hcbs_hogs_max_stall_ns(hogs, 2);
 	for (i = 0; i < NR_TASKS; i++)
 		if (self->shm->res[i].max_stall_ns > stall_ns)
 			stall_ns = self->shm->res[i].max_stall_ns;
@@ -297,8 +292,8 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
 		  usage_us / 1e3, work_us / 1e3,
 		  work_us > 0 ? 100.0 * (usage_us - work_us) / work_us : 0.0,
 		  throttled, periods);
-	stall_late = 2.0 * stall_ns + (double)PERIOD_US * 1000 *
-		     (stall_ns / (q_us * HCBS_NSEC_PER_USEC));
+	stall_late = hcbs_stall_delay_ns(stall_ns, q_us * HCBS_NSEC_PER_USEC,
+					 PERIOD_US * HCBS_NSEC_PER_USEC);
 	hcbs_note("longest stall of the machine seen on CPU %d: %.3f ms",
 		  HCBS_LOAD_CPU, stall_ns / 1e6);
 
