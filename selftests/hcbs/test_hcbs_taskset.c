@@ -20,8 +20,8 @@
  * Under emulation (TCG) the work a job makes the server pay is larger
  * than its thread CPU time: context switches, timer interrupts and the
  * scheduler itself run slowly and are charged to the running group
- * (measured: +18% in a 1.2 s run, +5.6% to +9.7% over 12 s runs with
- * QEMU's main loop raised; the test prints it).  There the
+ * (measured: +5.6% to +20.1% over 12 s runs; the test prints it).
+ * There the
  * budget is the analysis' answer for the task set with every WCET scaled
  * by 1.3, which covers that overhead, and host stalls of the vCPU (also
  * charged to the server) may cost a task at most 1% of its jobs, none by
