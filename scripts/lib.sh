@@ -24,7 +24,36 @@ hcbs_build_dir() {
 hcbs_now() { date +%s.%N; }
 hcbs_elapsed() { awk -v a="$1" -v b="$(hcbs_now)" 'BEGIN { printf "%.1f", b - a }'; }
 
-# Kernel console lines that fail a run (scripts/vm-run) when they carry a
-# printk timestamp: warnings, bugs, oopses, panics, lockdep, RCU stalls,
-# hung tasks, lockups, sanitizer reports.
-HCBS_SPLAT_RE='(WARNING:|BUG:|Oops|Kernel panic|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|rcu_sched self-detected stall|rcu: INFO:|detected stall|RCU stall|blocked for more than|soft lockup|hard LOCKUP|UBSAN:|KASAN:|kernel BUG|Call Trace:)'
+# Kernel splats: console lines (with a printk timestamp, and the caller id
+# of CONFIG_PRINTK_CALLER if any) that begin one of the kernel's own report
+# formats.  Words alone are not enough: a sysrq t/l dump (run-guest asks for
+# one when a test nears its timeout) prints "Call Trace:" and backtraces of
+# every task without anything being wrong, and user space may print
+# "WARNING:" or "BUG:" (without a timestamp).  Matched, after the prefix:
+#   WARNING: CPU: N PID: N at ...          WARN_ON() and friends
+#   WARNING: <lockdep banner>              circular/recursive locking,
+#                                          inconsistent lock state, bad
+#                                          unlock balance, suspicious RCU
+#                                          usage, locks held at exit, ...
+#   BUG: ...                               BUG: KASAN:, BUG: KFENCE:,
+#                                          scheduling while atomic, NULL
+#                                          pointer, sleeping function, ...
+#   kernel BUG at FILE:LINE!               BUG_ON()
+#   Oops: ...  /  <trap>: 0000 [#N]        oopses (new and old headers)
+#   general protection fault ...
+#   Kernel panic - not syncing: ...
+#   rcu: INFO: rcu_preempt detected stalls / self-detected stall /
+#             detected expedited stalls    RCU stalls (also rcu_tasks)
+#   INFO: task COMM:PID blocked for more than N seconds   hung tasks
+#   watchdog: BUG: soft lockup - CPU#N     soft lockups
+#   watchdog: Watchdog detected hard LOCKUP   hard lockups
+#   UBSAN: ...                             undefined behaviour reports
+# tests/harness/test_splat_formats.sh feeds console logs of each kind (and
+# of a sysrq dump, which must not match) to this expression.
+HCBS_KMSG_PREFIX_RE='^\[ *[0-9]+\.[0-9]+\] (\[ *[CT][0-9]+\] )?'
+HCBS_SPLAT_MSG_RE='(WARNING: CPU: [0-9]+ PID: [0-9]+ at |WARNING: (possible circular locking dependency detected|possible recursive locking detected|inconsistent lock state|possible irq lock inversion dependency detected|[A-Z]+-safe -> [A-Z]+-unsafe lock order detected|suspicious RCU usage|bad unlock balance detected|bad contention detected|held lock freed|lock held when returning to user space|lock held at task exit time|Nested lock was not taken|chain_key collision|.+ still has locks held)|BUG: |kernel BUG at |Oops: |[a-z0-9 ]+: [0-9a-f]{4} \[#[0-9]+\]|general protection fault|Kernel panic - not syncing|(rcu: )?INFO: [a-z_]+ (self-detected stall|detected (expedited )?stall)|INFO: task .+:[0-9]+ blocked for more than [0-9]+ seconds|watchdog: BUG: soft lockup|(NMI )?watchdog: Watchdog detected hard LOCKUP|UBSAN: )'
+HCBS_SPLAT_RE=$HCBS_KMSG_PREFIX_RE$HCBS_SPLAT_MSG_RE
+
+# hcbs_splat_lines LOG: the splat lines of a console log, in order (exit 1
+# if there is none).
+hcbs_splat_lines() { grep -aE "$HCBS_SPLAT_RE" "$1"; }
