@@ -10,7 +10,7 @@
 root=$HARNESS_TMP/root build=$HARNESS_TMP/build
 mkdir -p "$root/selftests/baseline" "$root/selftests/hcbs" "$build/selftests/hcbs"
 mk() { printf '#!/bin/sh\n%s\n' "$2" >"$1" && chmod +x "$1"; }
-mk "$root/selftests/baseline/test_pass.sh" 'echo "ok 1 works"; exit 0'
+mk "$root/selftests/baseline/test_pass.sh" 'echo "ok 1 works"; echo "ok 2 fixture.case # SKIP no tracefs"; echo "not ok 3 other thing"; echo "# ok 9 a diagnostic"; exit 0'
 mk "$root/selftests/baseline/test_skip.sh" 'echo "# SKIP: no frobnicator here"; exit 4'
 printf '#!/bin/sh\nexit 0\n' >"$root/selftests/baseline/test_not_executable.sh"
 echo "timeout=2" >"$root/selftests/hcbs/settings"
@@ -23,7 +23,7 @@ mkdir -p "$HARNESS_TMP/tmp"
 run() { env -u HCBS_ACCEL HCBS_ROOT="$root" HCBS_BUILD="$build" HCBS_TMP="$HARNESS_TMP/tmp" \
 	"$HARNESS_ROOT/selftests/run-guest" "$@"; }
 
-run --suite baseline --suite hcbs --results "$HARNESS_TMP/res" >"$HARNESS_TMP/tap" 2>&1
+run --suite baseline --suite hcbs --results "$HARNESS_TMP/res" --cases "$HARNESS_TMP/cases" >"$HARNESS_TMP/tap" 2>&1
 rc=$?
 sed 's/^/# | /' "$HARNESS_TMP/tap"
 [ $rc = 1 ] || fail "run-guest exited $rc with failing tests (want 1)"
@@ -38,9 +38,14 @@ expect_in "$HARNESS_TMP/tap" '^# not ok 1 broken$' "test output as nested lines"
   "baseline/test_pass.sh:pass baseline/test_skip.sh:skip hcbs/test_built:pass hcbs/test_fail.sh:fail hcbs/test_hang.sh:fail " ] ||
 	fail "result file: $(cat "$HARNESS_TMP/res")"
 
+printf '%s\n' "baseline/test_pass.sh	works	pass	" "baseline/test_pass.sh	fixture.case	skip	no tracefs" \
+	"baseline/test_pass.sh	other thing	fail	" "hcbs/test_fail.sh	broken	fail	" >"$HARNESS_TMP/cases.want"
+diff -u "$HARNESS_TMP/cases.want" "$HARNESS_TMP/cases" | sed 's/^/# | /'
+cmp -s "$HARNESS_TMP/cases.want" "$HARNESS_TMP/cases" || fail "the cases file (--cases) is not as expected"
+
 run --filter '*/test_pass*' --filter 'hcbs/test_built' >"$HARNESS_TMP/tap2" 2>&1 ||
 	{ sed 's/^/# | /' "$HARNESS_TMP/tap2"; fail "filtered run failed"; }
 expect_in "$HARNESS_TMP/tap2" '^1\.\.2$' "--filter selects two tests"
 run --suite nosuch >/dev/null 2>&1
 [ $? = 2 ] || fail "an unknown suite is not a usage error"
-diag "pass, skip (with reason), fail, timeout, built tests, filters and result file all as expected"
+diag "pass, skip (with reason), fail, timeout, built tests, filters, result and cases files all as expected"
