@@ -312,6 +312,178 @@ static void fp_against_reference(void)
 	free(r);
 }
 
+/* ---- the extremes, against an independent computation in 128 bits ---- */
+
+typedef unsigned __int128 u128;
+typedef __int128 i128;
+
+/* Shin & Lee's form of sbf, in 128 bits: no saturation anywhere. */
+static u128 sbf128(u128 q, u128 p, u128 t)
+{
+	i128 k, lo, hi, Q = (i128)q, P = (i128)p, T = (i128)t;
+
+	if (q >= p)
+		return t;
+	k = T - (P - Q) <= 0 ? 1 : (T - (P - Q) + P - 1) / P;
+	if (k < 1)
+		k = 1;
+	lo = (k + 1) * P - 2 * Q;
+	hi = (k + 1) * P - Q;
+	if (T >= lo && T <= hi)
+		return (u128)(T - (k + 1) * (P - Q));
+	return (u128)((k - 1) * Q);
+}
+
+/* RM request bound in 128 bits (equal periods interfere both ways). */
+static u128 rbf128(const struct hcbs_taskset *ts, int i, u128 t)
+{
+	u128 d = ts->t[i].wcet;
+
+	for (int j = 0; j < ts->n; j++)
+		if (j != i && ts->t[j].period <= ts->t[i].period)
+			d += (t + ts->t[j].period - 1) / ts->t[j].period * ts->t[j].wcet;
+	return d;
+}
+
+/*
+ * Scheduling points: task i fits iff rbf(t) <= sbf(t) for some t in
+ * {k T_j < D_i} ∪ {D_i}.  A response time of 2^64 - 1 ns or more counts
+ * as a miss (the library's documented edge: UINT64_MAX is saturation).
+ */
+static bool fp_ref128(const struct hcbs_taskset *ts, int i, uint64_t q, uint64_t p)
+{
+	u128 d = ts->t[i].deadline;
+
+	if (d < UINT64_MAX && rbf128(ts, i, d) <= sbf128(q, p, d))
+		return true;
+	for (int j = 0; j < ts->n; j++) {
+		if (j == i || ts->t[j].period > ts->t[i].period)
+			continue;
+		for (u128 t = ts->t[j].period; t < d; t += ts->t[j].period)
+			if (rbf128(ts, i, t) <= sbf128(q, p, t))
+				return true;
+	}
+	return false;
+}
+
+static void extremes(void)
+{
+	/* Scales: tiny, the kernel's range, the duration bound, the top of 64 bits. */
+	static const uint64_t scales[] = {
+		1, 1000, 1000000, 31536000000000000ULL / 20, UINT64_MAX / 64,
+		UINT64_MAX / 21, (UINT64_MAX >> 1) / 20 + 7,
+	};
+	struct hcbs_fp_result *r = calloc(1, sizeof(*r));
+	struct hcbs_taskset ts = { calloc(8, sizeof(struct hcbs_task)), 0, false, false };
+	struct hcbs_edf_result e;
+	uint64_t s = 777, q;
+	int bad = 0, sched = 0, cases = 0, overu = 0, badu = 0;
+
+	for (int it = 0; it < 7000; it++) {
+		uint64_t k = scales[it % 7], pp, qq;
+		double u = 0;
+
+		ts.n = 1 + it % 4;
+		for (int i = 0; i < ts.n; i++) {
+			uint64_t per, c, d;
+
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			per = 1 + (s >> 33) % 20;
+			c = 1 + (s >> 17) % per;		/* WCET = period included */
+			d = c + (s >> 45) % (per - c + 1);
+			ts.t[i].period = per * k;
+			ts.t[i].deadline = d * k;
+			/* an offset below the scale: not all values multiples of k */
+			ts.t[i].wcet = c * k - (k > 1 ? (s >> 7) % (k / 2) : 0);
+			u += (double)ts.t[i].wcet / (double)ts.t[i].period;
+		}
+		pp = (1 + (s >> 50) % 20) * k;
+		qq = (it % 5 == 0) ? pp : (u128)pp * ((s >> 3) % 1001) / 1000;
+		hcbs_fp_test(&ts, HCBS_ORDER_RM, qq, pp, r);
+		for (int i = 0; i < ts.n; i++) {
+			bool ok = fp_ref128(&ts, i, qq, pp);
+
+			cases++;
+			sched += ok;
+			if (ok != r->task[i].schedulable) {
+				if (bad++ < 3) {
+					tap_diag("extremes: scale %llu task %d: library %d, reference %d; Q %llu P %llu",
+						 (unsigned long long)k, i, r->task[i].schedulable, ok,
+						 (unsigned long long)qq, (unsigned long long)pp);
+					for (int j = 0; j < ts.n; j++)
+						tap_diag("  C %llu T %llu D %llu", (unsigned long long)ts.t[j].wcet,
+							 (unsigned long long)ts.t[j].period,
+							 (unsigned long long)ts.t[j].deadline);
+				}
+			}
+		}
+		/* Utilization >= the bandwidth (with blackouts) or > 1: never schedulable. */
+		if (u > 1.0 + 1e-9 || (qq < pp && u >= (double)qq / (double)pp)) {
+			overu++;
+			hcbs_edf_test(&ts, qq, pp, &e);
+			if (r->schedulable || e.schedulable)
+				badu++;
+			if (u > 1.0 + 1e-9 &&
+			    hcbs_min_runtime(&ts, true, HCBS_ORDER_RM, pp, 1, &q) != -ENOSPC)
+				badu++;
+		}
+	}
+	tap_diag("extremes: %d task checks at 7 scales up to 2^64, %d schedulable; %d over-utilized sets",
+		 cases, sched, overu);
+	tap_ok(!bad && sched > 100 && sched < cases,
+	       "FP at the extremes agrees with a 128-bit scheduling-points reference");
+	tap_ok(!badu && overu > 100,
+	       "utilization > 1, or >= the bandwidth with blackouts: never schedulable, no least runtime");
+
+	/* WCET = period = deadline: only the whole CPU, at every scale. */
+	static const uint64_t tops[] = { 1, 1000, 18 * MS, 31536000000000000ULL,
+					 UINT64_MAX / 2, UINT64_MAX - 1 };
+	int badw = 0;
+
+	ts.n = 1;
+	for (size_t i = 0; i < sizeof(tops) / sizeof(*tops); i++) {
+		uint64_t t = tops[i];
+
+		ts.t[0] = (struct hcbs_task){ t, t, t, 0, 0 };
+		hcbs_fp_test(&ts, HCBS_ORDER_RM, t, t, r);
+		badw += !r->schedulable;
+		hcbs_edf_test(&ts, t, t, &e);
+		/* EDF checks up to H + D: past 2^64 it says inconclusive (not a pass). */
+		badw += 10 * !(e.schedulable || (e.inconclusive && t >= UINT64_MAX / 2));
+		if (t > 1) {
+			hcbs_fp_test(&ts, HCBS_ORDER_RM, t - 1, t, r);
+			badw += 100 * r->schedulable;
+			hcbs_edf_test(&ts, t - 1, t, &e);
+			badw += 1000 * e.schedulable;
+		}
+		badw += hcbs_min_runtime(&ts, true, HCBS_ORDER_RM, t, 1, &q) || q != t;
+	}
+	tap_ok(!badw, "WCET = period: schedulable with runtime = period only, from 1ns to 2^64-2 ns");
+
+	/*
+	 * The issue's case: C = T = D = 2^64 - 1 ns in 8ms/18ms.  sbf^-1 of
+	 * the demand saturates at the deadline; that is not a pass.
+	 */
+	ts.t[0] = (struct hcbs_task){ UINT64_MAX, UINT64_MAX, UINT64_MAX, 0, 0 };
+	hcbs_fp_test(&ts, HCBS_ORDER_RM, 8 * MS, 18 * MS, r);
+	tap_ok(!r->schedulable && !r->task[0].schedulable,
+	       "C = T = D = 2^64-1 ns in 8ms/18ms: NOT schedulable (was SCHEDULABLE)");
+	tap_ok(hcbs_min_runtime(&ts, true, HCBS_ORDER_RM, 18 * MS, US, &q) == -ENOSPC,
+	       "... and no least runtime at 18ms (was 0)");
+	hcbs_fp_test(&ts, HCBS_ORDER_RM, UINT64_MAX, UINT64_MAX, r);
+	tap_ok(!r->schedulable, "... nor a pass at the saturated 2^64-1 in (2^64-1)/(2^64-1)");
+	/* Two tasks whose demand overflows 64 bits before any deadline. */
+	ts.n = 2;
+	ts.t[0] = (struct hcbs_task){ UINT64_MAX / 2 + 1, UINT64_MAX - 1, UINT64_MAX - 1, 0, 0 };
+	ts.t[1] = (struct hcbs_task){ UINT64_MAX / 2 + 1, UINT64_MAX - 1, UINT64_MAX - 1, 0, 0 };
+	hcbs_fp_test(&ts, HCBS_ORDER_RM, UINT64_MAX - 1, UINT64_MAX - 1, r);
+	hcbs_edf_test(&ts, UINT64_MAX - 1, UINT64_MAX - 1, &e);
+	tap_ok(!r->schedulable && !e.schedulable,
+	       "a demand beyond 2^64 (U > 1 at the top of the range): not schedulable, FP and EDF");
+	free(ts.t);
+	free(r);
+}
+
 static void order(void)
 {
 	struct hcbs_taskset ts = ts_of("1ms 10ms 3ms\n2ms 5ms\n");
@@ -345,12 +517,32 @@ static void parser(void)
 		{ "[]", "empty" },
 		{ "[{\"wcet\": \"1ms\"}]", "needs \"wcet\" and \"period\"" },
 		{ "[{\"wcet\": \"1ms\", \"period\": \"10ms\", \"prio\": 3}]", "unknown key" },
-		{ "[{\"wcet\": 1.5, \"period\": 10}]", "integers" },
-		{ "[{\"wcet\": \"1ms\", \"period\": \"10ms\"}] x", "trailing" },
+		{ "[{\"wcet\": 1.5, \"period\": 10}]", "a JSON fraction is not a duration" },
+		{ "[{\"wcet\": \"1ms\", \"period\": \"10ms\"}] x", "line 1, column" },
 		{ "[{\"wcet\": \"1ms, \"period\": \"10ms\"}]", "JSON task set" },
 		{ "{\"task\": []}", "\"tasks\"" },
 		{ "[{\"wcet\": \"1ms\", \"period\": \"10ms\", \"priority\": 0}]", "1..99" },
-		{ "[{\"wcet\": \"1ms\", \"period\": \"10ms\"}", "expected ',' or ']'" },
+		{ "[{\"wcet\": \"1ms\", \"period\": \"10ms\"}", "line 1, column" },
+		/* the issue's hostile JSON: */
+		{ "[{\"wcet\": +5, \"period\": 10}]", "line 1, column 11: invalid token" },
+		{ "[{\"wcet\": 05, \"period\": 10}]", "line 1, column" },
+		{ "[{\"wcet\": \"1ms\",\n \"period\": \"10ms\",\n \"wcet\": \"2ms\"}]",
+		  "line 3, column 7: duplicate object key" },
+		{ "{\"tasks\": [], \"tasks\": []}", "duplicate object key" },
+		{ "[{\"wcet\": \"1ms\", \"period\": \"10ms\", \"foo\": \"1ms\"}]",
+		  "task 1: unknown key \"foo\" (accepted: wcet, period, deadline, priority)" },
+		{ "{\"tasks\": [], \"x\": 1}", "unknown key \"x\" at the top" },
+		{ "[{\"wcet\": -5, \"period\": 10}]", "-5 is negative" },
+		{ "[{\"wcet\": 18446744073709551615, \"period\": 10}]", "too big integer" },
+		{ "[{\"wcet\": 31536000000000001, \"period\": 10}]", "too large: at most 8760h" },
+		{ "[{\"wcet\": \"18446744073709551615ns\", \"period\": \"1s\"}]", "too large" },
+		{ "[{\"wcet\": \"0x2ms\", \"period\": \"1s\"}]", "\"wcet\": duration '0x2ms' has an unknown unit" },
+		{ "[{\"wcet\": \"1ms\", \"period\": \"1s\", \"priority\": \"5\"}]", "1..99" },
+		{ "[{\"wcet\": \"1\\u0000ms\", \"period\": \"1s\"}]", "line 1" },
+		{ "[{\"wcet\": true, \"period\": \"1s\"}]", "a JSON boolean is not a duration" },
+		{ "[1]", "task 1: expected a task object" },
+		{ "18446744073709551615ns 18446744073709551615ns", "line 1: duration" },
+		{ "1e1ms 10ms", "line 1: " },
 	};
 	struct hcbs_taskset ts;
 	char err[HCBS_ERRLEN];
@@ -380,6 +572,10 @@ static void parser(void)
 	       ts.n == 2 && ts.t[0].period == 10 * MS && ts.t[0].deadline == 5 * MS &&
 	       ts.t[1].wcet == 2 * MS && ts.t[1].deadline == 20 * MS && ts.has_prio,
 	       "JSON: {\"tasks\": [...]}, strings and integer ns, priorities");
+	hcbs_taskset_free(&ts);
+	tap_ok(!hcbs_taskset_parse("[{\"wcet\": \"\\u0031ms\", \"period\": \"1\\u0030ms\"}]",
+				   &ts, err, sizeof(err)) && ts.n == 1 && ts.t[0].wcet == 1 * MS &&
+	       ts.t[0].period == 10 * MS, "JSON: \\u escapes are read (\\u0031ms = 1ms)");
 	hcbs_taskset_free(&ts);
 
 	/* Fuzz: mutations must never crash, and what parses must be valid. */
@@ -422,6 +618,7 @@ int main(void)
 	fp_by_hand();
 	paper();
 	fp_against_reference();
+	extremes();
 	order();
 	parser();
 	return tap_done();

@@ -21,59 +21,15 @@ struct analysis {
 static int load(const struct opts *o, const char *file, struct analysis *a,
 		char *err, size_t errlen)
 {
-	char *text = NULL, e[HCBS_ERRLEN];
-	int ret;
-
-	ret = slurp(file, &text, e, sizeof(e));
-	if (ret) {
-		hcbs_seterr(err, errlen, "%s", e);
-		return ret == -ENOENT ? HCBS_EXIT_NOTFOUND : HCBS_EXIT_USAGE;
-	}
-	ret = hcbs_taskset_parse(text, &a->ts, e, sizeof(e));
-	free(text);
-	if (ret) {
-		hcbs_seterr(err, errlen, "%s: %s", file, e);
-		return HCBS_EXIT_USAGE;
-	}
-	a->order = hcbs_default_order(&a->ts);
-	if (o->order) {
-		if (!strcmp(o->order, "rm"))
-			a->order = HCBS_ORDER_RM;
-		else if (!strcmp(o->order, "dm"))
-			a->order = HCBS_ORDER_DM;
-		else if (!strcmp(o->order, "file") && a->ts.has_prio)
-			a->order = HCBS_ORDER_FILE;
-		else {
-			hcbs_seterr(err, errlen, "--order %s: expected rm, dm, or file (file needs a priority on every task)",
-				    o->order);
-			hcbs_taskset_free(&a->ts);
-			return HCBS_EXIT_USAGE;
-		}
-	}
-	a->u = hcbs_utilization(&a->ts);
-	return 0;
-}
-
-int analysis_min_runtime(const struct opts *o, const char *file, uint64_t period_ns,
-			 uint64_t *runtime_ns, char *err, size_t errlen)
-{
-	struct analysis a;
-	char d[32];
-	int ret = load(o, file, &a, err, errlen);
+	int ret = hcbs_taskset_load(file, &a->ts, err, errlen);
 
 	if (ret)
 		return ret;
-	ret = hcbs_min_runtime(&a.ts, true, a.order, period_ns, 1000, runtime_ns);
-	hcbs_taskset_free(&a.ts);
-	if (ret == -ENOSPC) {
-		hcbs_seterr(err, errlen, "%s: not schedulable with period %s even with the whole CPU (runtime = period); try a shorter period (hcbsctl analyze %s --period 1ms..%s)",
-			    file, hcbs_format_duration(period_ns, d, sizeof(d)), file, d);
-		return HCBS_EXIT_UNSCHED;
+	if (hcbs_parse_order(o->order, &a->ts, &a->order, err, errlen)) {
+		hcbs_taskset_free(&a->ts);
+		return HCBS_EXIT_USAGE;
 	}
-	if (ret) {
-		hcbs_seterr(err, errlen, "analysis failed: %s", strerror(-ret));
-		return HCBS_EXIT_SYSTEM;
-	}
+	a->u = hcbs_utilization(&a->ts);
 	return 0;
 }
 
@@ -372,13 +328,16 @@ static void print_text(const char *file, const struct analysis *a,
 	printf("\nLinux schedules SCHED_FIFO/RR inside a reservation: the fixed-priority answer is the one that applies; EDF is shown for comparison.\n");
 }
 
+/* Periods in the one grammar, whole microseconds and > 0, as for set. */
+#define PERIOD_FLAGS (HCBS_DUR_NONZERO | HCBS_DUR_WHOLE_US)
+
 static int parse_range(const struct opts *o, const char *file, struct answer *r)
 {
 	const char *dots = strstr(o->period, "..");
 	char lo[64], e[HCBS_ERRLEN];
 
 	if (!dots) {
-		if (hcbs_parse_duration(o->period, &r->period, e, sizeof(e))) {
+		if (hcbs_parse_duration_flags(o->period, PERIOD_FLAGS, &r->period, e, sizeof(e))) {
 			die_line(o, file, "--period: %s", e);
 			return HCBS_EXIT_USAGE;
 		}
@@ -391,14 +350,17 @@ static int parse_range(const struct opts *o, const char *file, struct answer *r)
 	memcpy(lo, o->period, (size_t)(dots - o->period));
 	lo[dots - o->period] = '\0';
 	r->step = 100000;
-	if (hcbs_parse_duration(lo, &r->pmin, e, sizeof(e)) ||
-	    hcbs_parse_duration(dots + 2, &r->pmax, e, sizeof(e)) ||
-	    (o->step && hcbs_parse_duration(o->step, &r->step, e, sizeof(e)))) {
-		die_line(o, file, "--period PMIN..PMAX / --step: %s", e);
+	if (hcbs_parse_duration_flags(lo, PERIOD_FLAGS, &r->pmin, e, sizeof(e)) ||
+	    hcbs_parse_duration_flags(dots + 2, PERIOD_FLAGS, &r->pmax, e, sizeof(e))) {
+		die_line(o, file, "--period PMIN..PMAX: %s", e);
 		return HCBS_EXIT_USAGE;
 	}
-	if (!r->pmin || r->pmin > r->pmax || !r->step) {
-		die_line(o, file, "--period %s: expected 0 < PMIN <= PMAX and a step > 0", o->period);
+	if (o->step && hcbs_parse_duration_flags(o->step, PERIOD_FLAGS, &r->step, e, sizeof(e))) {
+		die_line(o, file, "--step: %s", e);
+		return HCBS_EXIT_USAGE;
+	}
+	if (r->pmin > r->pmax) {
+		die_line(o, file, "--period %s: expected PMIN <= PMAX", o->period);
 		return HCBS_EXIT_USAGE;
 	}
 	if ((r->pmax - r->pmin) / r->step > 100000) {
@@ -417,10 +379,6 @@ int cmd_analyze(struct opts *o)
 	char e[HCBS_ERRLEN];
 	int ret;
 
-	if (o->cgroup || o->taskset) {
-		die_line(o, file, "--cgroup and --taskset do not apply to analyze (give the task set as its argument)");
-		return HCBS_EXIT_USAGE;
-	}
 	if (!o->reservation && !o->period) {
 		die_line(o, file, "give --reservation Q/P and/or --period P (or a range PMIN..PMAX)");
 		return HCBS_EXIT_USAGE;
@@ -439,10 +397,6 @@ int cmd_analyze(struct opts *o)
 		return ret;
 	if (r.have_res && !r.period && !r.range)
 		r.period = r.p;
-	if ((r.period && r.period % 1000) || (r.range && (r.pmin % 1000 || r.step % 1000))) {
-		die_line(o, file, "periods must be whole microseconds (the kernel takes us)");
-		return HCBS_EXIT_USAGE;
-	}
 	ret = load(o, file, &a, e, sizeof(e));
 	if (ret) {
 		fprintf(stderr, "hcbsctl: analyze: %s\n", e);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* hcbsctl list: every container, its state, reservation and usage. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +35,14 @@ static void fill(const struct opts *o, struct lxc_container *c, struct row *r)
 		r->cgroup[0] = '\0';
 		return;
 	}
-	abi = hcbs_rt_detect(r->cgroup);
-	if (abi != HCBS_ABI_RT_MAX && abi != HCBS_ABI_TWO_FILES) {
+	switch (hcbs_rt_check(r->cgroup, &abi, NULL, 0)) {
+	case HCBS_EXIT_OK:
+		break;
+	case HCBS_EXIT_NOHCBS:
 		snprintf(r->error, sizeof(r->error), "kernel without HCBS");
+		return;
+	default:
+		snprintf(r->error, sizeof(r->error), "cgroup not found");
 		return;
 	}
 	r->have_rt = !hcbs_rt_read(r->cgroup, abi, &r->rt, r->error, sizeof(r->error));
@@ -51,9 +57,13 @@ int cmd_list(struct opts *o)
 	struct row *rows;
 	int n, ncpus = hcbs_online_cpus(NULL, 0), ret = HCBS_EXIT_OK;
 
-	if (o->cgroup) {
-		die_line(o, NULL, "--cgroup does not apply to list (it lists containers)");
-		return HCBS_EXIT_USAGE;
+	char e[HCBS_ERRLEN];
+
+	/* The same cause, the same exit code as get NAME: no such LXC path is 3. */
+	ret = hcbs_lxcpath_check(o->lxcpath, e, sizeof(e));
+	if (ret) {
+		die_line(o, NULL, "%s", e);
+		return ret == -EACCES ? HCBS_EXIT_PERM : HCBS_EXIT_NOTFOUND;
 	}
 	hcbs_lxc_quiet();
 	int mute = hcbs_stderr_mute();

@@ -5,19 +5,6 @@
 
 #include "hcbsctl.h"
 
-/* The kernel files take microseconds: refuse what would be rounded. */
-static bool whole_us(const struct opts *o, const char *label, const char *what,
-		     uint64_t ns)
-{
-	char d[32];
-
-	if (ns % 1000 == 0)
-		return true;
-	die_line(o, label, "%s %s is not a whole number of microseconds (the kernel takes us)",
-		 what, hcbs_format_duration(ns, d, sizeof(d)));
-	return false;
-}
-
 static int apply(struct opts *o, const char *label, const struct hcbs_rt *to)
 {
 	char err[8192], warn[HCBS_ERRLEN], buf[64];
@@ -50,48 +37,37 @@ static int apply(struct opts *o, const char *label, const struct hcbs_rt *to)
 int cmd_set(struct opts *o)
 {
 	const char *label = o->cgroup ? o->cgroup : o->args[0];
-	char err[HCBS_ERRLEN];
-	uint64_t q, p;
+	char err[HCBS_ERRLEN], d1[32], d2[32];
 	struct hcbs_rt to;
+	uint64_t q, p;
 	int ret;
 
 	if (o->taskset) {
-		char d[32];
-
-		if (!o->period) {
-			die_line(o, label, "--taskset needs --period P (e.g. --period 18ms)");
-			return HCBS_EXIT_USAGE;
-		}
-		if (hcbs_parse_duration(o->period, &p, err, sizeof(err))) {
-			die_line(o, label, "--period: %s", err);
-			return HCBS_EXIT_USAGE;
-		}
-		if (!whole_us(o, label, "period", p))
-			return HCBS_EXIT_USAGE;
-		ret = analysis_min_runtime(o, o->taskset, p, &q, err, sizeof(err));
+		/* The same function as the LXC hook's --taskset --period. */
+		ret = hcbs_taskset_reservation(o->taskset, o->period, o->order, &to, err,
+					       sizeof(err));
 		if (ret) {
 			die_line(o, label, "%s", err);
 			return ret;
 		}
 		printf("%s: the task set needs %s every %s (fixed priorities, Shin & Lee periodic resource)\n",
-		       label, hcbs_format_duration(q, d, sizeof(d)),
-		       hcbs_format_duration(p, err, sizeof(err)));
+		       label, hcbs_format_duration(to.runtime_us * 1000, d1, sizeof(d1)),
+		       hcbs_format_duration(to.period_us * 1000, d2, sizeof(d2)));
 	} else {
 		const char *spec = o->args[o->cgroup ? 0 : 1];
 
-		if (o->period) {
-			die_line(o, label, "--period is for --taskset; give RUNTIME/PERIOD instead");
+		if (o->period || o->order) {
+			die_line(o, label, "%s is for --taskset; give RUNTIME/PERIOD instead",
+				 o->period ? "--period" : "--order");
 			return HCBS_EXIT_USAGE;
 		}
 		if (hcbs_parse_reservation(spec, &q, &p, err, sizeof(err))) {
 			die_line(o, label, "%s", err);
 			return HCBS_EXIT_USAGE;
 		}
-		if (!whole_us(o, label, "runtime", q) || !whole_us(o, label, "period", p))
-			return HCBS_EXIT_USAGE;
+		to.runtime_us = q / 1000;
+		to.period_us = p / 1000;
 	}
-	to.runtime_us = q / 1000;
-	to.period_us = p / 1000;
 	return apply(o, label, &to);
 }
 

@@ -70,6 +70,10 @@ int resolve_target(const struct opts *o, const char *name, struct target *t)
 				 errno ? strerror(errno) : "not a directory");
 			return HCBS_EXIT_NOTFOUND;
 		}
+		if (!hcbs_is_cgroup_dir(o->cgroup)) {
+			die_line(o, t->label, "not a cgroup (no cgroup.procs): expected a directory of a cgroup file system, e.g. /sys/fs/cgroup/NAME");
+			return HCBS_EXIT_NOTFOUND;
+		}
 		snprintf(t->path, sizeof(t->path), "%s", o->cgroup);
 		/* Trailing slashes would confuse the walks up the tree. */
 		for (size_t l = strlen(t->path); l > 1 && t->path[l - 1] == '/'; l--)
@@ -89,60 +93,16 @@ int resolve_target(const struct opts *o, const char *name, struct target *t)
 int check_interface(const struct opts *o, struct target *t)
 {
 	struct hcbs_global g;
+	char e[HCBS_ERRLEN];
+	int ret = hcbs_rt_check(t->path, &t->abi, e, sizeof(e));
 
-	t->abi = hcbs_rt_detect(t->path);
-	if (t->abi == HCBS_ABI_NONE) {
-		die_line(o, t->label, "kernel without HCBS: %s has no cpu.rt.max nor cpu.rt_runtime_us (boot the hcbs kernel)",
-			 t->path);
-		return HCBS_EXIT_NOHCBS;
-	}
-	if (t->abi == HCBS_ABI_LEGACY) {
-		die_line(o, t->label, "kernel without HCBS: %s has the old RT_GROUP_SCHED files but no cpu.rt.stat (boot the hcbs kernel)",
-			 t->path);
-		return HCBS_EXIT_NOHCBS;
+	if (ret) {
+		die_line(o, t->label, "%s", e);
+		return ret;
 	}
 	if (!hcbs_global_read(o->sysctl_dir, &g, NULL, 0) && g.rt_runtime_us < 0)
 		warn_line("kernel.sched_rt_runtime_us is -1: admission control is off, reservations are not guaranteed");
 	return HCBS_EXIT_OK;
-}
-
-int slurp(const char *path, char **text, char *err, size_t errlen)
-{
-	size_t len = 0, cap = 4096;
-	char *buf;
-
-	if (strcmp(path, "-"))
-		return hcbs_read_text(path, text, err, errlen);
-	buf = malloc(cap);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		size_t n;
-
-		if (cap - len < 2) {
-			char *nb = cap < (1u << 24) ? realloc(buf, cap * 2) : NULL;
-
-			if (!nb) {
-				free(buf);
-				hcbs_seterr(err, errlen, "stdin: too large");
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = fread(buf + len, 1, cap - len - 1, stdin);
-		len += n;
-		if (!n)
-			break;
-	}
-	if (ferror(stdin)) {
-		free(buf);
-		hcbs_seterr(err, errlen, "stdin: read error");
-		return -EIO;
-	}
-	buf[len] = '\0';
-	*text = buf;
-	return 0;
 }
 
 void json_header(struct hcbs_json *j, const char *cmd)

@@ -49,9 +49,6 @@ int resolve_target(const struct opts *o, const char *name, struct target *t);
 /* Refuse a kernel without HCBS (exit code) and warn if admission is off. */
 int check_interface(const struct opts *o, struct target *t);
 
-/* Read a file (or "-" for stdin) whole. */
-int slurp(const char *path, char **text, char *err, size_t errlen);
-
 /* Shared printers. */
 void json_header(struct hcbs_json *j, const char *cmd);
 void json_reservation(struct hcbs_json *j, const struct hcbs_rt *rt, int ncpus);
@@ -64,9 +61,5 @@ int cmd_get(struct opts *o);
 int cmd_list(struct opts *o);
 int cmd_free(struct opts *o);
 int cmd_analyze(struct opts *o);
-
-/* Analysis shared by analyze and set --taskset: min runtime for a period. */
-int analysis_min_runtime(const struct opts *o, const char *file, uint64_t period_ns,
-			 uint64_t *runtime_ns, char *err, size_t errlen);
 
 #endif /* HCBSCTL_H */

@@ -32,6 +32,7 @@ static void usage(FILE *f)
 "  list                             every container: state, reservation, usage\n"
 "  free                             bandwidth still admissible per CPU\n"
 "  analyze TASKSET                  schedulability in a reservation\n"
+"  help [COMMAND]                   this help, or one command's usage\n"
 "\n"
 "Options:\n"
 "  -P, --lxcpath PATH      container directory, as for lxc-* (default: LXC's)\n"
@@ -49,7 +50,8 @@ static void usage(FILE *f)
 "  -h, --help              this help\n"
 "  -V, --version           version\n"
 "\n"
-"Durations take a unit: ns, us, ms, s (8ms, 500us, 1.5ms).  A task set has\n"
+"Durations take a unit: ns, us, ms, s, m, h (8ms, 500us, 1.5ms), at most\n"
+"8760h; reservations and periods are whole microseconds.  A task set has\n"
 "one task per line, \"WCET PERIOD [DEADLINE [PRIORITY]]\", # for comments.\n"
 "\n"
 "Examples:\n"
@@ -67,19 +69,123 @@ static void usage(FILE *f)
 "6 task set not schedulable, 7 other system error.  See hcbsctl(1).\n", f);
 }
 
+/* Options, as bits: which were given, which a command accepts. */
+enum {
+	O_LXCPATH = 1 << 0, O_CGROUP = 1 << 1, O_JSON = 1 << 2, O_TASKSET = 1 << 3,
+	O_PERIOD = 1 << 4, O_STEP = 1 << 5, O_RESERVATION = 1 << 6, O_ORDER = 1 << 7,
+};
+
+static const struct {
+	int bit;
+	const char *name;
+} opt_names[] = {
+	{ O_LXCPATH, "--lxcpath" }, { O_CGROUP, "--cgroup" }, { O_JSON, "--json" },
+	{ O_TASKSET, "--taskset" }, { O_PERIOD, "--period" }, { O_STEP, "--step" },
+	{ O_RESERVATION, "--reservation" }, { O_ORDER, "--order" },
+};
+
 static const struct {
 	const char *name;
 	int (*fn)(struct opts *o);
 	int min, max;		/* positional arguments besides NAME */
 	bool needs_name;	/* NAME unless --cgroup */
+	int accept;		/* options that apply */
+	const char *usage;	/* for help COMMAND */
 } cmds[] = {
-	{ "set", cmd_set, 1, 1, true },
-	{ "get", cmd_get, 0, 0, true },
-	{ "unset", cmd_unset, 0, 0, true },
-	{ "list", cmd_list, 0, 0, false },
-	{ "free", cmd_free, 0, 0, false },
-	{ "analyze", cmd_analyze, 1, 1, false },
+	{ "set", cmd_set, 1, 1, true,
+	  O_LXCPATH | O_CGROUP | O_TASKSET | O_PERIOD | O_ORDER,
+"Usage: hcbsctl [-P LXCPATH] set NAME RUNTIME/PERIOD\n"
+"       hcbsctl [-P LXCPATH] set NAME --taskset FILE --period P [--order rm|dm|file]\n"
+"       hcbsctl --cgroup PATH set RUNTIME/PERIOD\n"
+"\n"
+"Reserve RUNTIME every PERIOD on each CPU (whole microseconds, e.g. 8ms/18ms),\n"
+"or the least runtime that task set FILE (- for stdin) needs at period P.\n" },
+	{ "get", cmd_get, 0, 0, true, O_LXCPATH | O_CGROUP | O_JSON,
+"Usage: hcbsctl [-P LXCPATH] [--json] get NAME\n"
+"       hcbsctl --cgroup PATH [--json] get\n"
+"\n"
+"Show the reservation, the cgroup, the kernel interface and cpu.rt.stat.\n" },
+	{ "unset", cmd_unset, 0, 0, true, O_LXCPATH | O_CGROUP,
+"Usage: hcbsctl [-P LXCPATH] unset NAME\n"
+"       hcbsctl --cgroup PATH unset\n"
+"\n"
+"Back to max (no own reservation); the period is kept.\n" },
+	{ "list", cmd_list, 0, 0, false, O_LXCPATH | O_JSON,
+"Usage: hcbsctl [-P LXCPATH] [--json] list\n"
+"\n"
+"Every container: state, reservation, bandwidth per CPU, usage, throttling.\n" },
+	{ "free", cmd_free, 0, 0, false, O_CGROUP | O_JSON,
+"Usage: hcbsctl [--cgroup PATH] [--json] free\n"
+"\n"
+"The RT bandwidth still admissible per CPU, at the top and below each\n"
+"reserved group (of the cgroup tree at PATH, default the whole tree).\n" },
+	{ "analyze", cmd_analyze, 1, 1, false,
+	  O_JSON | O_PERIOD | O_STEP | O_RESERVATION | O_ORDER,
+"Usage: hcbsctl [--json] analyze TASKSET --reservation Q/P\n"
+"       hcbsctl [--json] analyze TASKSET --period P | --period PMIN..PMAX [--step S]\n"
+"       (and --order rm|dm|file)\n"
+"\n"
+"Is TASKSET (a file, - for stdin) schedulable in the reservation Q/P, what\n"
+"least runtime does it need at period P, which period in a range needs the\n"
+"least bandwidth.  Exit 6 when it does not fit.\n" },
 };
+
+#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+static int help_command(int nargs, const char *const *args)
+{
+	if (!nargs) {
+		usage(stdout);
+		return HCBS_EXIT_OK;
+	}
+	if (nargs > 1) {
+		fprintf(stderr, "hcbsctl: help: expected at most one command (set, get, unset, list, free, analyze)\n");
+		return HCBS_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < NCMDS; i++) {
+		if (strcmp(args[0], cmds[i].name))
+			continue;
+		fputs(cmds[i].usage, stdout);
+		printf("\nOptions and exit status: hcbsctl --help, hcbsctl(1).\n");
+		return HCBS_EXIT_OK;
+	}
+	fprintf(stderr, "hcbsctl: help: unknown command '%s' (set, get, unset, list, free, analyze)\n",
+		args[0]);
+	return HCBS_EXIT_USAGE;
+}
+
+/*
+ * The argument that held the unknown option @optopt (0 for a long one):
+ * GNU getopt leaves optind on an unfinished cluster and past a finished
+ * one, and permutes non-options it has skipped, so argv[optind - 1] alone
+ * can be the container's name.
+ */
+static const char *bad_arg(int argc, char **argv, int opt)
+{
+	const char *prev = argv[optind - 1];
+
+	if (!opt)
+		return prev;
+	if (prev[0] == '-' && prev[1] != '-' && strchr(prev + 1, opt))
+		return prev;
+	if (optind < argc && argv[optind][0] == '-' && strchr(argv[optind] + 1, opt))
+		return argv[optind];
+	return prev;
+}
+
+static void unknown_option(int argc, char **argv)
+{
+	const char *arg = bad_arg(argc, argv, optopt);
+
+	if ((arg[1] >= '0' && arg[1] <= '9') || arg[1] == '.')
+		fprintf(stderr, "hcbsctl: '%s' is not an option, and negative durations are not accepted (e.g. 8ms/18ms, see hcbsctl --help)\n",
+			arg);
+	else if (optopt && strlen(arg) > 2)
+		fprintf(stderr, "hcbsctl: unknown option '-%c' in '%s' (see hcbsctl --help)\n",
+			optopt, arg);
+	else
+		fprintf(stderr, "hcbsctl: unknown option '%s' (see hcbsctl --help)\n", arg);
+}
 
 int main(int argc, char **argv)
 {
@@ -97,19 +203,19 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { 0 };
-	int c;
+	int c, given = 0;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":P:c:jt:p:s:r:o:hV", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'P': o.lxcpath = optarg; break;
-		case 'c': o.cgroup = optarg; break;
-		case 'j': o.json = true; break;
-		case 't': o.taskset = optarg; break;
-		case 'p': o.period = optarg; break;
-		case 's': o.step = optarg; break;
-		case 'r': o.reservation = optarg; break;
-		case 'o': o.order = optarg; break;
+		case 'P': o.lxcpath = optarg; given |= O_LXCPATH; break;
+		case 'c': o.cgroup = optarg; given |= O_CGROUP; break;
+		case 'j': o.json = true; given |= O_JSON; break;
+		case 't': o.taskset = optarg; given |= O_TASKSET; break;
+		case 'p': o.period = optarg; given |= O_PERIOD; break;
+		case 's': o.step = optarg; given |= O_STEP; break;
+		case 'r': o.reservation = optarg; given |= O_RESERVATION; break;
+		case 'o': o.order = optarg; given |= O_ORDER; break;
 		case 'h':
 			usage(stdout);
 			return HCBS_EXIT_OK;
@@ -118,50 +224,64 @@ int main(int argc, char **argv)
 			return HCBS_EXIT_OK;
 		case ':':
 			fprintf(stderr, "hcbsctl: option '%s' needs an argument (see hcbsctl --help)\n",
-				argv[optind - 1]);
+				bad_arg(argc, argv, optopt));
 			return HCBS_EXIT_USAGE;
 		default:
-			fprintf(stderr, "hcbsctl: unknown option '%s' (see hcbsctl --help)\n",
-				argv[optind - 1]);
+			unknown_option(argc, argv);
 			return HCBS_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "hcbsctl: no command given (set, get, unset, list, free, analyze; see hcbsctl --help)\n");
+		fprintf(stderr, "hcbsctl: no command given (set, get, unset, list, free, analyze, help; see hcbsctl --help)\n");
 		return HCBS_EXIT_USAGE;
 	}
 	o.cmd = argv[optind++];
 	for (; optind < argc; optind++) {
 		if (o.nargs == 4) {
-			fprintf(stderr, "hcbsctl: %s: too many arguments (see hcbsctl --help)\n", o.cmd);
+			fprintf(stderr, "hcbsctl: %s: too many arguments (see hcbsctl help %s)\n",
+				o.cmd, o.cmd);
 			return HCBS_EXIT_USAGE;
 		}
 		o.args[o.nargs++] = argv[optind];
 	}
+	if (!strcmp(o.cmd, "help")) {
+		if (given) {
+			fprintf(stderr, "hcbsctl: help: takes no options (hcbsctl help [COMMAND])\n");
+			return HCBS_EXIT_USAGE;
+		}
+		return help_command(o.nargs, o.args);
+	}
 	o.sysctl_dir = getenv("HCBSCTL_SYSCTL_DIR");
 	o.fs_dir = getenv("HCBSCTL_FAIR_SERVER_DIR");
 
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		int min = cmds[i].min, max = cmds[i].max;
+	for (size_t i = 0; i < NCMDS; i++) {
+		int min = cmds[i].min, max = cmds[i].max, extra = given & ~cmds[i].accept;
 
 		if (strcmp(o.cmd, cmds[i].name))
 			continue;
+		if (extra) {
+			for (size_t k = 0; k < sizeof(opt_names) / sizeof(opt_names[0]); k++) {
+				if (!(extra & opt_names[k].bit))
+					continue;
+				fprintf(stderr, "hcbsctl: %s: %s does not apply to %s (see hcbsctl help %s)\n",
+					o.cmd, opt_names[k].name, o.cmd, o.cmd);
+				break;
+			}
+			return HCBS_EXIT_USAGE;
+		}
 		if (cmds[i].needs_name && !o.cgroup)
 			min++, max++;
 		if (!strcmp(o.cmd, "set") && o.taskset)
 			max--, min--;
 		if (o.nargs < min || o.nargs > max) {
-			fprintf(stderr, "hcbsctl: %s: expected %s%s arguments (see hcbsctl --help)\n",
+			fprintf(stderr, "hcbsctl: %s: expected %s%s arguments (see hcbsctl help %s)\n",
 				o.cmd, o.nargs < min ? "more" : "fewer",
-				cmds[i].needs_name && o.cgroup ? " (no NAME with --cgroup)" : "");
-			return HCBS_EXIT_USAGE;
-		}
-		if (o.json && !strcmp(o.cmd, "set")) {
-			fprintf(stderr, "hcbsctl: set: --json is for the read commands (get, list, free, analyze)\n");
+				cmds[i].needs_name && o.cgroup ? " (no NAME with --cgroup)" : "",
+				o.cmd);
 			return HCBS_EXIT_USAGE;
 		}
 		return cmds[i].fn(&o);
 	}
-	fprintf(stderr, "hcbsctl: unknown command '%s' (set, get, unset, list, free, analyze)\n", o.cmd);
+	fprintf(stderr, "hcbsctl: unknown command '%s' (set, get, unset, list, free, analyze, help)\n", o.cmd);
 	return HCBS_EXIT_USAGE;
 }

@@ -28,8 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "hcbs.h"
 #include "hcbs-analysis.h"
+#include "hcbs-rt.h"
 
 /* ---- supply and demand ---- */
 
@@ -52,16 +55,19 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
 	return a / b + (a % b != 0);
 }
 
-/* Sort key: lower runs first. */
-static int64_t prio_key(const struct hcbs_task *t, enum hcbs_prio_order o)
+/*
+ * Sort key: lower runs first.  Unsigned: periods and deadlines above 2^63
+ * must not turn into negative keys (and the highest priority).
+ */
+static uint64_t prio_key(const struct hcbs_task *t, enum hcbs_prio_order o)
 {
 	switch (o) {
 	case HCBS_ORDER_FILE:
-		return -(int64_t)t->prio;
+		return (uint64_t)(1000 - t->prio);	/* prio is 1..99 */
 	case HCBS_ORDER_DM:
-		return (int64_t)t->deadline;
+		return t->deadline;
 	default:
-		return (int64_t)t->period;
+		return t->period;
 	}
 }
 
@@ -71,16 +77,6 @@ static bool interferes(const struct hcbs_taskset *ts, enum hcbs_prio_order o,
 	return j != i && prio_key(&ts->t[j], o) <= prio_key(&ts->t[i], o);
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
 uint64_t hcbs_rbf(const struct hcbs_taskset *ts, enum hcbs_prio_order o,
 		  int i, uint64_t t)
 {
@@ -88,7 +84,7 @@ uint64_t hcbs_rbf(const struct hcbs_taskset *ts, enum hcbs_prio_order o,
 
 	for (int j = 0; j < ts->n; j++)
 		if (interferes(ts, o, j, i))
-			d = sat_add(d, sat_mul(ceil_div(t, ts->t[j].period), ts->t[j].wcet));
+			d = hcbs_add_sat(d, hcbs_mul_sat(ceil_div(t, ts->t[j].period), ts->t[j].wcet));
 	return d;
 }
 
@@ -98,7 +94,7 @@ uint64_t hcbs_dbf(const struct hcbs_taskset *ts, uint64_t t)
 
 	for (int i = 0; i < ts->n; i++)
 		if (t >= ts->t[i].deadline)
-			d = sat_add(d, sat_mul((t - ts->t[i].deadline) / ts->t[i].period + 1,
+			d = hcbs_add_sat(d, hcbs_mul_sat((t - ts->t[i].deadline) / ts->t[i].period + 1,
 					       ts->t[i].wcet));
 	return d;
 }
@@ -159,8 +155,8 @@ uint64_t hcbs_sbf_inverse(uint64_t runtime, uint64_t period, uint64_t demand)
 	/* k budget chunks, the last one r long: t = 2(Π - Θ) + (k - 1)Π + r. */
 	k = ceil_div(demand, runtime);
 	r = demand - (k - 1) * runtime;
-	t = sat_add(sat_mul(k - 1, period), r);
-	return sat_add(t, 2 * (period - runtime));
+	t = hcbs_add_sat(hcbs_mul_sat(k - 1, period), r);
+	return hcbs_add_sat(t, hcbs_mul_sat(2, period - runtime));
 }
 
 int hcbs_fp_test(const struct hcbs_taskset *ts, enum hcbs_prio_order o,
@@ -184,7 +180,7 @@ int hcbs_fp_test(const struct hcbs_taskset *ts, enum hcbs_prio_order o,
 		 */
 		demand = hcbs_rbf(ts, o, i, 1);
 		t = hcbs_sbf_inverse(runtime, period, demand);
-		while (t <= d) {
+		while (t <= d && t != UINT64_MAX) {
 			uint64_t next;
 
 			demand = hcbs_rbf(ts, o, i, t);
@@ -194,7 +190,13 @@ int hcbs_fp_test(const struct hcbs_taskset *ts, enum hcbs_prio_order o,
 			t = next;
 		}
 		memset(ti, 0, sizeof(*ti));
-		ti->schedulable = t <= d;
+		/*
+		 * UINT64_MAX is where the arithmetic saturated (a demand or a
+		 * supply beyond 64 bits) or sbf^-1 found no t: the real t is
+		 * beyond every deadline, so it is a failure even when the
+		 * deadline is UINT64_MAX itself, never a pass.
+		 */
+		ti->schedulable = t <= d && t != UINT64_MAX && demand != UINT64_MAX;
 		if (!ti->schedulable)
 			t = d;		/* show the shortfall at the deadline */
 		ti->at = (struct hcbs_point){ t, hcbs_sbf(runtime, period, t),
@@ -242,8 +244,12 @@ int hcbs_edf_test(const struct hcbs_taskset *ts, uint64_t runtime,
 		bound = (lin + 2.0 * alpha * (double)(period - runtime)) / (alpha - u);
 		bound = bound * (1 + 1e-9) + 1;		/* round up generously */
 	} else {
-		/* U == α == 1: a dedicated CPU, check one hyperperiod. */
-		uint64_t h = 1;
+		/*
+		 * U == α == 1 as far as doubles tell: a dedicated CPU.  Decide
+		 * U <= 1 exactly, in integers over the hyperperiod H (U H =
+		 * Σ C_i H / T_i), then check one hyperperiod.
+		 */
+		uint64_t h = 1, uh = 0;
 
 		for (int i = 0; i < ts->n; i++) {
 			uint64_t a = h, b = ts->t[i].period;
@@ -254,9 +260,19 @@ int hcbs_edf_test(const struct hcbs_taskset *ts, uint64_t runtime,
 				a = b;
 				b = tmp;
 			}
-			h = sat_mul(h / a, ts->t[i].period);
+			h = hcbs_mul_sat(h / a, ts->t[i].period);
 		}
-		bound = (double)sat_add(h, maxd);
+		for (int i = 0; i < ts->n && h != UINT64_MAX; i++)
+			uh = hcbs_add_sat(uh, hcbs_mul_sat(ts->t[i].wcet, h / ts->t[i].period));
+		if (h == UINT64_MAX || uh == UINT64_MAX) {
+			r->inconclusive = true;
+			return 0;
+		}
+		if (uh > h) {
+			r->over_utilized = true;
+			return 0;
+		}
+		bound = (double)hcbs_add_sat(h, maxd);
 	}
 	if (bound < (double)maxd)
 		bound = (double)maxd;
@@ -448,185 +464,131 @@ static int parse_text(char *text, struct hcbs_taskset *ts, int *nprio,
 	return 0;
 }
 
-/* -- a minimal JSON reader, enough for task sets -- */
+/* -- JSON task sets, read by jansson -- */
 
-struct jr {
-	const char *s, *p;
-	char *err;
-	size_t errlen;
-	int depth;
-};
-
-static void jws(struct jr *j)
+/* A duration member: "8ms" (the one grammar) or an integer number of ns. */
+static int jduration(json_t *v, int task, const char *key, uint64_t *ns,
+		     char *err, size_t errlen)
 {
-	while (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')
-		j->p++;
-}
+	char e[HCBS_ERRLEN];
 
-static int jfail(struct jr *j, const char *what)
-{
-	hcbs_seterr(j->err, j->errlen, "JSON task set, offset %ld: %s",
-		    (long)(j->p - j->s), what);
+	if (json_is_string(v)) {
+		if (!hcbs_parse_duration(json_string_value(v), ns, e, sizeof(e)))
+			return 0;
+		/* The grammar's message says what is accepted. */
+		hcbs_seterr(err, errlen, "JSON task set, task %d, \"%s\": %s", task, key, e);
+		return -EINVAL;
+	} else if (json_is_integer(v)) {
+		json_int_t x = json_integer_value(v);
+
+		if (x < 0)
+			snprintf(e, sizeof(e), "%lld is negative", (long long)x);
+		else if (!hcbs_check_duration((uint64_t)x, 0, e, sizeof(e))) {
+			*ns = (uint64_t)x;
+			return 0;
+		}
+	} else {
+		snprintf(e, sizeof(e), "a JSON %s is not a duration",
+			 json_is_real(v) ? "fraction" : json_is_object(v) ? "object" :
+			 json_is_array(v) ? "array" : json_is_boolean(v) ? "boolean" : "null");
+	}
+	hcbs_seterr(err, errlen, "JSON task set, task %d, \"%s\": %s; expected a duration string (\"8ms\") or an integer number of ns",
+		    task, key, e);
 	return -EINVAL;
 }
 
-static bool jlit(struct jr *j, char c)
-{
-	jws(j);
-	if (*j->p != c)
-		return false;
-	j->p++;
-	return true;
-}
-
-/* A string without escapes beyond \" \\ \/ (enough for keys and durations). */
-static int jstring(struct jr *j, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	jws(j);
-	if (*j->p != '"')
-		return jfail(j, "expected a string");
-	j->p++;
-	while (*j->p != '"') {
-		char c = *j->p;
-
-		if (!c || (unsigned char)c < 0x20)
-			return jfail(j, "unterminated string");
-		if (c == '\\') {
-			c = *++j->p;
-			if (c != '"' && c != '\\' && c != '/')
-				return jfail(j, "unsupported escape in string");
-		}
-		if (n + 1 >= len)
-			return jfail(j, "string too long");
-		buf[n++] = c;
-		j->p++;
-	}
-	j->p++;
-	buf[n] = '\0';
-	return 0;
-}
-
-/* A duration: "8ms" or an integer number of nanoseconds. */
-static int jduration(struct jr *j, uint64_t *ns)
-{
-	char buf[64], e[HCBS_ERRLEN];
-
-	jws(j);
-	if (*j->p == '"') {
-		int ret = jstring(j, buf, sizeof(buf));
-
-		if (ret)
-			return ret;
-		if (hcbs_parse_duration(buf, ns, e, sizeof(e)))
-			return jfail(j, e);
-		return 0;
-	}
-	if (*j->p < '0' || *j->p > '9')
-		return jfail(j, "expected a duration (\"8ms\") or an integer number of ns");
-	uint64_t x = 0;
-
-	for (; *j->p >= '0' && *j->p <= '9'; j->p++) {
-		if (x > (UINT64_MAX - (uint64_t)(*j->p - '0')) / 10)
-			return jfail(j, "number too large");
-		x = x * 10 + (uint64_t)(*j->p - '0');
-	}
-	if (*j->p == '.' || *j->p == 'e' || *j->p == 'E')
-		return jfail(j, "durations in ns must be integers");
-	*ns = x;
-	return 0;
-}
-
-static int jtask(struct jr *j, struct hcbs_taskset *ts, int *nprio)
+static int jtask(json_t *obj, int task, struct hcbs_taskset *ts, int *nprio,
+		 char *err, size_t errlen)
 {
 	struct hcbs_task t = { 0 };
 	bool have_w = false, have_p = false, have_d = false, have_prio = false;
+	const char *key;
+	json_t *v;
 	int ret;
 
-	if (!jlit(j, '{'))
-		return jfail(j, "expected a task object");
-	if (!jlit(j, '}')) {
-		do {
-			char key[32];
-			uint64_t v;
-
-			ret = jstring(j, key, sizeof(key));
-			if (ret)
-				return ret;
-			if (!jlit(j, ':'))
-				return jfail(j, "expected ':'");
-			if (!strcmp(key, "priority")) {
-				char *end;
-				long x;
-
-				jws(j);
-				x = strtol(j->p, &end, 10);
-				if (end == j->p || *end == '.' || x < 1 || x > 99)
-					return jfail(j, "priority must be an integer 1..99");
-				j->p = end;
-				t.prio = (int)x;
-				have_prio = true;
-				continue;
-			}
-			ret = jduration(j, &v);
-			if (ret)
-				return ret;
-			if (!strcmp(key, "wcet"))
-				t.wcet = v, have_w = true;
-			else if (!strcmp(key, "period"))
-				t.period = v, have_p = true;
-			else if (!strcmp(key, "deadline"))
-				t.deadline = v, have_d = true;
-			else
-				return jfail(j, "unknown key (expected wcet, period, deadline, priority)");
-		} while (jlit(j, ','));
-		if (!jlit(j, '}'))
-			return jfail(j, "expected ',' or '}'");
+	if (!json_is_object(obj)) {
+		hcbs_seterr(err, errlen, "JSON task set, task %d: expected a task object {\"wcet\": ..., \"period\": ...}",
+			    task);
+		return -EINVAL;
 	}
-	if (!have_w || !have_p)
-		return jfail(j, "a task needs \"wcet\" and \"period\"");
+	json_object_foreach(obj, key, v) {
+		if (!strcmp(key, "priority")) {
+			json_int_t x = json_is_integer(v) ? json_integer_value(v) : 0;
+
+			if (x < 1 || x > 99) {
+				hcbs_seterr(err, errlen, "JSON task set, task %d, \"priority\": expected an integer 1..99 (SCHED_FIFO)",
+					    task);
+				return -EINVAL;
+			}
+			t.prio = (int)x;
+			have_prio = true;
+			continue;
+		}
+		if (strcmp(key, "wcet") && strcmp(key, "period") && strcmp(key, "deadline")) {
+			hcbs_seterr(err, errlen, "JSON task set, task %d: unknown key \"%.64s\" (accepted: wcet, period, deadline, priority)",
+				    task, key);
+			return -EINVAL;
+		}
+		ret = jduration(v, task, key, !strcmp(key, "wcet") ? &t.wcet :
+				!strcmp(key, "period") ? &t.period : &t.deadline, err, errlen);
+		if (ret)
+			return ret;
+		if (!strcmp(key, "wcet"))
+			have_w = true;
+		else if (!strcmp(key, "period"))
+			have_p = true;
+		else
+			have_d = true;
+	}
+	if (!have_w || !have_p) {
+		hcbs_seterr(err, errlen, "JSON task set, task %d: a task needs \"wcet\" and \"period\"", task);
+		return -EINVAL;
+	}
 	if (!have_d)
 		t.deadline = t.period;
-	return add_task(ts, &t, have_prio, nprio, j->err, j->errlen);
+	return add_task(ts, &t, have_prio, nprio, err, errlen);
 }
 
 static int parse_json(const char *text, struct hcbs_taskset *ts, int *nprio,
 		      char *err, size_t errlen)
 {
-	struct jr j = { text, text, err, errlen, 0 };
-	bool wrapped = false;
-	int ret;
+	json_error_t je;
+	json_t *root, *tasks;
+	size_t i;
+	int ret = 0;
 
-	if (jlit(&j, '{')) {
-		char key[32];
+	/* RFC 8259 as jansson reads it; a key twice is an error, not "last wins". */
+	root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+	if (!root) {
+		hcbs_seterr(err, errlen, "JSON task set, line %d, column %d: %s",
+			    je.line, je.column, je.text);
+		return -EINVAL;
+	}
+	tasks = root;
+	if (json_is_object(root)) {
+		const char *key;
+		json_t *v;
 
-		wrapped = true;
-		ret = jstring(&j, key, sizeof(key));
-		if (ret)
-			return ret;
-		if (strcmp(key, "tasks"))
-			return jfail(&j, "expected the key \"tasks\"");
-		if (!jlit(&j, ':'))
-			return jfail(&j, "expected ':'");
+		json_object_foreach(root, key, v) {
+			if (strcmp(key, "tasks")) {
+				hcbs_seterr(err, errlen, "JSON task set: unknown key \"%.64s\" at the top (accepted: \"tasks\")",
+					    key);
+				ret = -EINVAL;
+				goto out;
+			}
+		}
+		tasks = json_object_get(root, "tasks");
 	}
-	if (!jlit(&j, '['))
-		return jfail(&j, "expected an array of tasks");
-	if (!jlit(&j, ']')) {
-		do {
-			ret = jtask(&j, ts, nprio);
-			if (ret)
-				return ret;
-		} while (jlit(&j, ','));
-		if (!jlit(&j, ']'))
-			return jfail(&j, "expected ',' or ']'");
+	if (!tasks || !json_is_array(tasks)) {
+		hcbs_seterr(err, errlen, "JSON task set: expected an array of tasks, or {\"tasks\": [...]}");
+		ret = -EINVAL;
+		goto out;
 	}
-	if (wrapped && !jlit(&j, '}'))
-		return jfail(&j, "expected '}'");
-	jws(&j);
-	if (*j.p)
-		return jfail(&j, "trailing characters");
-	return 0;
+	for (i = 0; i < json_array_size(tasks) && !ret; i++)
+		ret = jtask(json_array_get(tasks, i), (int)i + 1, ts, nprio, err, errlen);
+out:
+	json_decref(root);
+	return ret;
 }
 
 int hcbs_taskset_parse(const char *text, struct hcbs_taskset *ts,
@@ -668,4 +630,108 @@ int hcbs_taskset_parse(const char *text, struct hcbs_taskset *ts,
 	}
 	ts->has_prio = nprio > 0;
 	return 0;
+}
+
+/* ---- from a task set file to a reservation ---- */
+
+/* Task sets are small: 1024 tasks of one line each. */
+#define TASKSET_READ_MAX	(1u << 20)
+
+int hcbs_taskset_load(const char *file, struct hcbs_taskset *ts, char *err, size_t errlen)
+{
+	char *text = NULL, e[HCBS_ERRLEN];
+	int ret;
+
+	memset(ts, 0, sizeof(*ts));
+	ret = hcbs_read_text_max(file, TASKSET_READ_MAX, &text, e, sizeof(e));
+	if (ret) {
+		hcbs_seterr(err, errlen, "task set %s", e);
+		return ret == -ENOENT ? HCBS_EXIT_NOTFOUND :
+		       ret == -EACCES || ret == -EPERM ? HCBS_EXIT_PERM : HCBS_EXIT_USAGE;
+	}
+	ret = hcbs_taskset_parse(text, ts, e, sizeof(e));
+	free(text);
+	if (ret) {
+		hcbs_seterr(err, errlen, "task set %s: %s", file, e);
+		return ret == -ENOMEM ? HCBS_EXIT_SYSTEM : HCBS_EXIT_USAGE;
+	}
+	return HCBS_EXIT_OK;
+}
+
+int hcbs_parse_order(const char *s, const struct hcbs_taskset *ts,
+		     enum hcbs_prio_order *o, char *err, size_t errlen)
+{
+	if (!s)
+		*o = hcbs_default_order(ts);
+	else if (!strcmp(s, "rm"))
+		*o = HCBS_ORDER_RM;
+	else if (!strcmp(s, "dm"))
+		*o = HCBS_ORDER_DM;
+	else if (!strcmp(s, "file") && ts->has_prio)
+		*o = HCBS_ORDER_FILE;
+	else {
+		hcbs_seterr(err, errlen, "--order %s: expected rm, dm, or file (file needs a priority on every task)",
+			    s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int hcbs_taskset_min_reservation(const struct hcbs_taskset *ts, enum hcbs_prio_order o,
+				 const char *name, uint64_t period_ns, struct hcbs_rt *to,
+				 char *err, size_t errlen)
+{
+	char d[32], e[HCBS_ERRLEN];
+	uint64_t q;
+	int ret;
+
+	if (hcbs_check_duration(period_ns, HCBS_DUR_NONZERO | HCBS_DUR_WHOLE_US, e, sizeof(e))) {
+		hcbs_seterr(err, errlen, "--period: %s", e);
+		return HCBS_EXIT_USAGE;
+	}
+	/* The kernel takes whole microseconds: the least whole-us runtime. */
+	ret = hcbs_min_runtime(ts, true, o, period_ns, 1000, &q);
+	if (ret == -ENOSPC) {
+		hcbs_format_duration(period_ns, d, sizeof(d));
+		hcbs_seterr(err, errlen, "task set %s: not schedulable with period %s even with the whole CPU (runtime = period); try a shorter period (hcbsctl analyze %s --period 1ms..%s)",
+			    name, d, name, d);
+		return HCBS_EXIT_UNSCHED;
+	}
+	if (ret) {
+		hcbs_seterr(err, errlen, "task set %s: analysis failed: %s", name, strerror(-ret));
+		return HCBS_EXIT_SYSTEM;
+	}
+	to->runtime_us = q / 1000;
+	to->period_us = period_ns / 1000;
+	return HCBS_EXIT_OK;
+}
+
+int hcbs_taskset_reservation(const char *file, const char *period, const char *order,
+			     struct hcbs_rt *to, char *err, size_t errlen)
+{
+	struct hcbs_taskset ts;
+	enum hcbs_prio_order o;
+	char e[HCBS_ERRLEN];
+	uint64_t p;
+	int ret;
+
+	/* The arguments first, then the file: a bad option wins. */
+	if (!period) {
+		hcbs_seterr(err, errlen, "--taskset needs --period P (e.g. --period 18ms)");
+		return HCBS_EXIT_USAGE;
+	}
+	if (hcbs_parse_duration_flags(period, HCBS_DUR_NONZERO | HCBS_DUR_WHOLE_US, &p,
+				      e, sizeof(e))) {
+		hcbs_seterr(err, errlen, "--period: %s", e);
+		return HCBS_EXIT_USAGE;
+	}
+	ret = hcbs_taskset_load(file, &ts, err, errlen);
+	if (ret)
+		return ret;
+	if (hcbs_parse_order(order, &ts, &o, err, errlen))
+		ret = HCBS_EXIT_USAGE;
+	else
+		ret = hcbs_taskset_min_reservation(&ts, o, file, p, to, err, errlen);
+	hcbs_taskset_free(&ts);
+	return ret;
 }

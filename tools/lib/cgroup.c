@@ -9,21 +9,27 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hcbs.h"
 
-int hcbs_read_text(const char *path, char **text, char *err, size_t errlen)
+int hcbs_read_text_max(const char *path, size_t max, char **text, char *err,
+		       size_t errlen)
 {
+	bool is_stdin = !strcmp(path, "-");
+	const char *name = is_stdin ? "stdin" : path;
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap);
 	int fd, ret = 0;
 
 	if (!buf)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		hcbs_seterr(err, errlen, "%s: %s", path, strerror(errno));
@@ -38,26 +44,38 @@ int hcbs_read_text(const char *path, char **text, char *err, size_t errlen)
 
 			if (!nb) {
 				ret = -ENOMEM;
-				hcbs_seterr(err, errlen, "%s: out of memory", path);
+				hcbs_seterr(err, errlen, "%s: out of memory", name);
 				goto out;
 			}
 			buf = nb;
 			cap *= 2;
 		}
-		n = read(fd, buf + len, cap - len - 1);
+		/* One byte past @max tells "too large" from "exactly @max". */
+		n = read(fd, buf + len, cap - len - 1 < max + 1 - len ? cap - len - 1 : max + 1 - len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			ret = -errno;
-			hcbs_seterr(err, errlen, "%s: %s", path, strerror(errno));
+			hcbs_seterr(err, errlen, "%s: %s", name, strerror(errno));
 			goto out;
 		}
 		if (!n)
 			break;
+		if (memchr(buf + len, '\0', (size_t)n)) {
+			ret = -EINVAL;
+			hcbs_seterr(err, errlen, "%s: holds a NUL byte: not a text file", name);
+			goto out;
+		}
 		len += (size_t)n;
+		if (len > max) {
+			ret = -EFBIG;
+			hcbs_seterr(err, errlen, "%s: larger than %zu bytes: not accepted", name, max);
+			goto out;
+		}
 	}
 out:
-	close(fd);
+	if (!is_stdin)
+		close(fd);
 	if (ret) {
 		free(buf);
 		return ret;
@@ -65,6 +83,11 @@ out:
 	buf[len] = '\0';
 	*text = buf;
 	return 0;
+}
+
+int hcbs_read_text(const char *path, char **text, char *err, size_t errlen)
+{
+	return hcbs_read_text_max(path, HCBS_READ_MAX, text, err, errlen);
 }
 
 /* Is @word one of the comma-separated items of @list[0..n)? */
@@ -237,4 +260,83 @@ int hcbs_cgroup_of_pid(pid_t pid, char *path, size_t len, int *version,
 	free(cg);
 	free(mi);
 	return ret;
+}
+
+int hcbs_cgroup_mount_resolve(const char *mountinfo, const char *path, int version,
+			      char *mnt, size_t mlen, char *root, size_t rlen)
+{
+	char *copy = strdup(mountinfo), *save = NULL, *line;
+	size_t best = 0;
+	int ret = -ENOENT;
+
+	if (!copy)
+		return -ENOMEM;
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f[64];
+		int n = split(line, f, 64), sep;
+		size_t l;
+
+		for (sep = 6; sep < n && strcmp(f[sep], "-"); sep++)
+			;
+		if (sep + 3 >= n)
+			continue;
+		if (version == 2 && strcmp(f[sep + 1], "cgroup2"))
+			continue;
+		if (version == 1 && (strcmp(f[sep + 1], "cgroup") ||
+				     !in_list(f[sep + 3], strlen(f[sep + 3]), "cpu")))
+			continue;
+		unescape(f[3]);
+		unescape(f[4]);
+		l = strlen(f[4]);
+		/* The mount point is @path or one of its ancestors. */
+		if (strcmp(f[4], "/") &&
+		    (strncmp(path, f[4], l) || (path[l] != '/' && path[l] != '\0')))
+			continue;
+		/* Longest wins; of equals the last (it covers the others). */
+		if (ret == 0 && l < best)
+			continue;
+		if ((size_t)snprintf(mnt, mlen, "%s", f[4]) >= mlen ||
+		    (size_t)snprintf(root, rlen, "%s", f[3]) >= rlen) {
+			ret = -ENAMETOOLONG;
+			break;
+		}
+		best = l;
+		ret = 0;
+	}
+	free(copy);
+	return ret;
+}
+
+int hcbs_cgroup_mount(const char *path, int version, char *mnt, size_t mlen,
+		      char *root, size_t rlen, char *err, size_t errlen)
+{
+	char *mi = NULL;
+	int ret = hcbs_read_text("/proc/self/mountinfo", &mi, err, errlen);
+
+	if (ret)
+		return ret;
+	ret = hcbs_cgroup_mount_resolve(mi, path, version, mnt, mlen, root, rlen);
+	free(mi);
+	if (ret == -ENOENT)
+		hcbs_seterr(err, errlen, "%s: no %s mount holds it", path,
+			    version == 1 ? "cgroup v1 with the cpu controller" : "cgroup2");
+	else if (ret == -ENAMETOOLONG)
+		hcbs_seterr(err, errlen, "%s: mount path too long", path);
+	else if (ret)
+		hcbs_seterr(err, errlen, "%s: %s", path, strerror(-ret));
+	return ret;
+}
+
+bool hcbs_is_cgroup_dir(const char *path)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	/* Every cgroup directory, v1 or v2, has cgroup.procs. */
+	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+		return false;
+	if ((size_t)snprintf(p, sizeof(p), "%s/cgroup.procs", path) >= sizeof(p))
+		return false;
+	return !access(p, F_OK);
 }

@@ -56,6 +56,25 @@ void hcbs_stderr_restore(int token)
 	close(token);
 }
 
+int hcbs_lxcpath_check(const char *lxcpath, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (!lxcpath)
+		return 0;
+	if (stat(lxcpath, &st)) {
+		int e = errno;
+
+		hcbs_seterr(err, errlen, "LXC path %s: %s", lxcpath, strerror(e));
+		return e == EACCES ? -EACCES : -ENOENT;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		hcbs_seterr(err, errlen, "LXC path %s is not a directory", lxcpath);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 #ifdef HAVE_LXC
 #include <lxc/lxccontainer.h>
 
@@ -126,6 +145,9 @@ int hcbs_container_cgroup(const char *name, const char *lxcpath, char *path,
 	pid_t pid;
 	int ret;
 
+	ret = hcbs_lxcpath_check(lxcpath, err, errlen);
+	if (ret)
+		return ret;
 	hcbs_lxc_quiet();
 	ret = hcbs_stderr_mute();
 	c = lxc_container_new(name, lxcpath);

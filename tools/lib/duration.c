@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Durations with units, as systemd and rtla spell them: "8ms", "500us",
- * "1.5ms", "2s", "250000ns".  The unit is mandatory so that a bare "8000"
- * can never be read as the wrong unit.
+ * The one duration grammar of every hcbs tool, as systemd and rtla spell
+ * durations: "8ms", "500us", "1.5ms", "2s", "250000ns", "2m", "1h".
+ *
+ *   DURATION := DIGITS [ "." DIGITS ] UNIT
+ *   UNIT     := "ns" | "us" | "µs" | "ms" | "s" | "m" | "h"
+ *
+ * The unit is mandatory so that a bare "8000" can never be read as the
+ * wrong unit; there is no sign, no exponent, no hex and no blank.  The
+ * value must be a whole number of nanoseconds (so nothing silently rounds,
+ * to 0 or otherwise) and at most HCBS_DURATION_MAX_NS, which keeps every
+ * sum of a clock reading and a duration far from overflowing 64 bits.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -25,15 +33,16 @@ void hcbs_seterr(char *err, size_t errlen, const char *fmt, ...)
 struct unit {
 	const char *name;
 	uint64_t ns;
-	int digits;	/* log10(ns): fraction digits that still give whole ns */
 };
 
 static const struct unit units[] = {
-	{ "ns", 1ULL, 0 },
-	{ "us", 1000ULL, 3 },
-	{ "\xc2\xb5s", 1000ULL, 3 },	/* "µs" in UTF-8 */
-	{ "ms", 1000000ULL, 6 },
-	{ "s", 1000000000ULL, 9 },
+	{ "ns", 1ULL },
+	{ "us", 1000ULL },
+	{ "\xc2\xb5s", 1000ULL },	/* "µs" in UTF-8 */
+	{ "ms", 1000000ULL },
+	{ "s", 1000000000ULL },
+	{ "m", 60000000000ULL },
+	{ "h", 3600000000000ULL },
 };
 
 static const struct unit *find_unit(const char *s)
@@ -44,72 +53,129 @@ static const struct unit *find_unit(const char *s)
 	return NULL;
 }
 
-#define DURATION_HINT "expected a number and a unit (ns, us, ms, s), e.g. 8ms or 1.5ms"
-
-int hcbs_parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
+static uint64_t gcd(uint64_t a, uint64_t b)
 {
-	uint64_t ip = 0, fp = 0;
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* 8760h, written once for the messages. */
+#define MAX_TEXT "8760h (365 days)"
+
+int hcbs_parse_duration_flags(const char *s, unsigned int flags, uint64_t *ns,
+			      char *err, size_t errlen)
+{
+	uint64_t ip = 0, fp = 0, pow10 = 1, v;
 	int fdigits = 0, idigits = 0;
-	const char *p = s;
+	const char *p = s, *f = NULL;
 	const struct unit *u;
+	bool big = false;
 
 	if (!s || !*s) {
-		hcbs_seterr(err, errlen, "empty duration: " DURATION_HINT);
+		hcbs_seterr(err, errlen, "empty duration: " HCBS_DURATION_HINT);
 		return -EINVAL;
 	}
 	for (; *p >= '0' && *p <= '9'; p++, idigits++) {
-		if (ip > (UINT64_MAX - (uint64_t)(*p - '0')) / 10) {
-			hcbs_seterr(err, errlen, "duration '%s' is too large (at most 2^64-1 ns)", s);
-			return -ERANGE;
-		}
-		ip = ip * 10 + (uint64_t)(*p - '0');
+		/* Keep reading: the unit decides, the message says "too large". */
+		if (ip > (UINT64_MAX - 9) / 10)
+			big = true;
+		else
+			ip = ip * 10 + (uint64_t)(*p - '0');
 	}
 	if (*p == '.') {
-		p++;
-		/* Keep significant digits only; trailing zeros change nothing. */
-		const char *f = p;
-		int last_nonzero = 0, n = 0;
+		int n = 0;
 
+		f = ++p;
 		for (; *p >= '0' && *p <= '9'; p++) {
 			n++;
 			if (*p != '0')
-				last_nonzero = n;
+				fdigits = n;	/* trailing zeros change nothing */
 		}
 		if (!n || !idigits) {
-			hcbs_seterr(err, errlen, "invalid duration '%s': " DURATION_HINT, s);
+			hcbs_seterr(err, errlen, "invalid duration '%s': " HCBS_DURATION_HINT, s);
 			return -EINVAL;
 		}
-		if (last_nonzero > 9) {
-			hcbs_seterr(err, errlen, "duration '%s' is not a whole number of nanoseconds", s);
-			return -EINVAL;
-		}
-		for (int i = 0; i < last_nonzero; i++)
-			fp = fp * 10 + (uint64_t)(f[i] - '0');
-		fdigits = last_nonzero;
 	} else if (!idigits) {
-		hcbs_seterr(err, errlen, "invalid duration '%s': " DURATION_HINT, s);
+		hcbs_seterr(err, errlen, "invalid duration '%s': " HCBS_DURATION_HINT, s);
 		return -EINVAL;
 	}
 	if (!*p) {
-		hcbs_seterr(err, errlen, "duration '%s' has no unit: " DURATION_HINT, s);
+		hcbs_seterr(err, errlen, "duration '%s' has no unit: " HCBS_DURATION_HINT, s);
 		return -EINVAL;
 	}
 	u = find_unit(p);
 	if (!u) {
-		hcbs_seterr(err, errlen, "duration '%s' has an unknown unit '%s': " DURATION_HINT, s, p);
+		hcbs_seterr(err, errlen, "duration '%s' has an unknown unit '%s': " HCBS_DURATION_HINT,
+			    s, p);
 		return -EINVAL;
 	}
-	if (fdigits > u->digits) {
+	/*
+	 * The fraction F / 10^n of a unit of U ns is whole iff 10^n / g
+	 * divides F, with g = gcd(U, 10^n); it is then (F / (10^n / g)) *
+	 * (U / g) ns, less than U: nothing overflows.  No unit has more than
+	 * 14 fraction digits that can give whole ns (h: 3.6e12 = 2^14 ...).
+	 */
+	if (fdigits > 15) {
 		hcbs_seterr(err, errlen, "duration '%s' is not a whole number of nanoseconds", s);
 		return -EINVAL;
 	}
-	for (int i = fdigits; i < u->digits; i++)
-		fp *= 10;
-	if (ip > (UINT64_MAX - fp) / u->ns) {
-		hcbs_seterr(err, errlen, "duration '%s' is too large (at most 2^64-1 ns)", s);
+	for (int i = 0; i < fdigits; i++) {
+		fp = fp * 10 + (uint64_t)(f[i] - '0');
+		pow10 *= 10;
+	}
+	if (fdigits) {
+		uint64_t g = gcd(u->ns, pow10), m = pow10 / g;
+
+		if (fp % m) {
+			hcbs_seterr(err, errlen, "duration '%s' is not a whole number of nanoseconds", s);
+			return -EINVAL;
+		}
+		fp = fp / m * (u->ns / g);
+	}
+	if (big || ip > (HCBS_DURATION_MAX_NS - fp) / u->ns) {
+		hcbs_seterr(err, errlen, "duration '%s' is too large: at most " MAX_TEXT, s);
 		return -ERANGE;
 	}
-	*ns = ip * u->ns + fp;
+	v = ip * u->ns + fp;
+	if ((flags & HCBS_DUR_NONZERO) && !v) {
+		hcbs_seterr(err, errlen, "duration '%s' must be more than 0", s);
+		return -EINVAL;
+	}
+	if ((flags & HCBS_DUR_WHOLE_US) && v % 1000) {
+		hcbs_seterr(err, errlen, "duration '%s' is not a whole number of microseconds (the kernel takes us)",
+			    s);
+		return -EINVAL;
+	}
+	*ns = v;
+	return 0;
+}
+
+int hcbs_parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
+{
+	return hcbs_parse_duration_flags(s, 0, ns, err, errlen);
+}
+
+int hcbs_check_duration(uint64_t ns, unsigned int flags, char *err, size_t errlen)
+{
+	if (ns > HCBS_DURATION_MAX_NS) {
+		hcbs_seterr(err, errlen, "duration %llu ns is too large: at most " MAX_TEXT,
+			    (unsigned long long)ns);
+		return -ERANGE;
+	}
+	if ((flags & HCBS_DUR_NONZERO) && !ns) {
+		hcbs_seterr(err, errlen, "duration 0 ns must be more than 0");
+		return -EINVAL;
+	}
+	if ((flags & HCBS_DUR_WHOLE_US) && ns % 1000) {
+		hcbs_seterr(err, errlen, "duration %llu ns is not a whole number of microseconds (the kernel takes us)",
+			    (unsigned long long)ns);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -132,16 +198,13 @@ int hcbs_parse_reservation(const char *s, uint64_t *runtime_ns,
 	}
 	memcpy(buf, s, (size_t)(slash - s));
 	buf[slash - s] = '\0';
-	ret = hcbs_parse_duration(buf, &q, e, sizeof(e));
+	ret = hcbs_parse_duration_flags(buf, HCBS_DUR_WHOLE_US, &q, e, sizeof(e));
 	if (!ret)
-		ret = hcbs_parse_duration(slash + 1, &p, e, sizeof(e));
+		ret = hcbs_parse_duration_flags(slash + 1, HCBS_DUR_WHOLE_US | HCBS_DUR_NONZERO,
+						&p, e, sizeof(e));
 	if (ret) {
 		hcbs_seterr(err, errlen, "invalid reservation '%s': %s", s, e);
 		return ret;
-	}
-	if (!p) {
-		hcbs_seterr(err, errlen, "invalid reservation '%s': the period must be greater than 0", s);
-		return -EINVAL;
 	}
 	if (q > p) {
 		hcbs_seterr(err, errlen, "invalid reservation '%s': the runtime must not exceed the period", s);
@@ -155,7 +218,7 @@ int hcbs_parse_reservation(const char *s, uint64_t *runtime_ns,
 char *hcbs_format_duration(uint64_t ns, char *buf, size_t len)
 {
 	if (!ns)
-		snprintf(buf, len, "0");
+		snprintf(buf, len, "0ns");
 	else if (ns % 1000000000ULL == 0)
 		snprintf(buf, len, "%llus", (unsigned long long)(ns / 1000000000ULL));
 	else if (ns % 1000000ULL == 0)
@@ -165,4 +228,21 @@ char *hcbs_format_duration(uint64_t ns, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%lluns", (unsigned long long)ns);
 	return buf;
+}
+
+uint64_t hcbs_tick_advance(uint64_t next, uint64_t interval, uint64_t now,
+			   uint64_t *ticks)
+{
+	uint64_t k;
+
+	if (!interval || now < next) {
+		if (ticks)
+			*ticks = 0;
+		return next;
+	}
+	/* All the ticks due by @now at once: no loop to run away. */
+	k = (now - next) / interval + 1;
+	if (ticks)
+		*ticks = k;
+	return hcbs_add_sat(next, hcbs_mul_sat(k, interval));
 }

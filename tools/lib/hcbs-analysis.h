@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hcbs_rt;		/* hcbs-rt.h */
+
 #define HCBS_MAX_TASKS 1024
 
 struct hcbs_task {
@@ -41,10 +43,12 @@ struct hcbs_taskset {
 
 /*
  * Parse a task set: text (one task per line, "WCET PERIOD [DEADLINE
- * [PRIORITY]]", durations with units, "-" for DEADLINE = PERIOD, '#'
- * comments) or JSON (an array of task objects, or {"tasks": [...]}, each
- * {"wcet", "period", ["deadline"], ["priority"]} with durations as strings
- * with units or integers in ns).  Deadlines must not exceed periods.
+ * [PRIORITY]]", durations in the one grammar of hcbs.h, "-" for DEADLINE =
+ * PERIOD, '#' comments) or JSON, read by jansson (RFC 8259; a duplicate key
+ * is an error with its line and column): an array of task objects, or
+ * {"tasks": [...]}, each {"wcet", "period", ["deadline"], ["priority"]}
+ * with durations as strings with units or integers in ns.  Deadlines must
+ * not exceed periods.
  */
 int hcbs_taskset_parse(const char *text, struct hcbs_taskset *ts,
 		       char *err, size_t errlen);
@@ -117,5 +121,36 @@ int hcbs_edf_test(const struct hcbs_taskset *ts, uint64_t runtime,
 int hcbs_min_runtime(const struct hcbs_taskset *ts, bool fp,
 		     enum hcbs_prio_order o, uint64_t period, uint64_t gran,
 		     uint64_t *runtime);
+
+/*
+ * Read and parse the task set file @file ("-": stdin), at most 1 MiB.
+ * Returns an hcbs_exit code: NOTFOUND (no such file), PERM, USAGE (not a
+ * task set), SYSTEM; the message in @err names the file.
+ */
+int hcbs_taskset_load(const char *file, struct hcbs_taskset *ts, char *err, size_t errlen);
+
+/* --order: NULL for the default (hcbs_default_order()); -EINVAL if unknown. */
+int hcbs_parse_order(const char *s, const struct hcbs_taskset *ts,
+		     enum hcbs_prio_order *o, char *err, size_t errlen);
+
+/*
+ * The reservation a task set needs at period @period_ns under fixed
+ * priorities: the least runtime in whole microseconds (what the kernel
+ * takes), @period_ns itself a whole number of microseconds.  @name is the
+ * task set's name for messages.  Returns an hcbs_exit code: USAGE (period),
+ * UNSCHED (not even runtime = period is enough).
+ */
+int hcbs_taskset_min_reservation(const struct hcbs_taskset *ts, enum hcbs_prio_order o,
+				 const char *name, uint64_t period_ns, struct hcbs_rt *to,
+				 char *err, size_t errlen);
+
+/*
+ * "--taskset FILE --period P [--order O]" to a reservation, for hcbsctl set
+ * and the LXC hook alike: the period in the duration grammar (whole us, >
+ * 0), then the file, then hcbs_taskset_min_reservation().  Returns an
+ * hcbs_exit code with one line in @err.
+ */
+int hcbs_taskset_reservation(const char *file, const char *period, const char *order,
+			     struct hcbs_rt *to, char *err, size_t errlen);
 
 #endif /* HCBS_ANALYSIS_H */

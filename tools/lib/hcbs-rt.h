@@ -171,6 +171,15 @@ void hcbs_available(const char *dir, const char *sysctl_dir, const char *fs_dir,
 		    struct hcbs_avail *av);
 
 /*
+ * Is @dir a cgroup with the HCBS interface?  Returns HCBS_EXIT_OK and the
+ * ABI in *@abi, or with one line in @err: HCBS_EXIT_NOTFOUND (no such
+ * directory, or not a cgroup at all), HCBS_EXIT_NOHCBS (a cgroup without
+ * the cpu controller's files, or a kernel without HCBS).  The one
+ * diagnosis of hcbsctl (every command) and the LXC hook.
+ */
+int hcbs_rt_check(const char *dir, enum hcbs_rt_abi *abi, char *err, size_t errlen);
+
+/*
  * Check and write @to (runtime in us or HCBS_RT_MAX, period in us) into
  * the cgroup @dir.  Refuses before writing anything when the kernel has no
  * HCBS interface, the caller may not write, or the values cannot be

@@ -17,26 +17,65 @@
 
 #define HCBS_ERRLEN 256
 
-/* ---- durations: "8ms", "500us", "1.5ms", "2s", "250000ns" ---- */
+/* ---- durations: "8ms", "500us", "1.5ms", "2s", "250000ns", "2m", "1h" ---- */
 
 /*
- * Parse a duration with a mandatory unit (ns, us, ms, s) into nanoseconds.
- * Decimal fractions are accepted when the result is a whole number of ns.
- * Rejects: empty strings, missing or unknown units, negative values,
- * overflow of 64 bits, trailing garbage.
+ * The one duration grammar of every tool (options, task sets, the hook):
+ * DIGITS[.DIGITS]UNIT with UNIT one of ns, us (or µs), ms, s, m, h.  No
+ * sign, exponent, hex or blank; the value must be a whole number of ns
+ * (nothing rounds, to 0 or otherwise) and at most HCBS_DURATION_MAX_NS.
  */
+#define HCBS_DURATION_MAX_NS	(8760ULL * 3600 * 1000000000)	/* 365 days */
+#define HCBS_DURATION_HINT \
+	"expected a number and a unit (ns, us, ms, s, m, h), e.g. 8ms, 1.5ms or 10s, at most 8760h"
+
+enum {
+	HCBS_DUR_NONZERO = 1 << 0,	/* refuse 0 */
+	HCBS_DUR_WHOLE_US = 1 << 1,	/* refuse what the kernel would round (it takes us) */
+};
+
+/*
+ * Parse a duration into nanoseconds.  Returns -EINVAL (malformed, not whole
+ * ns, or refused by @flags) or -ERANGE (above HCBS_DURATION_MAX_NS).
+ */
+int hcbs_parse_duration_flags(const char *s, unsigned int flags, uint64_t *ns,
+			      char *err, size_t errlen);
+/* The same with no flags: 0 is accepted. */
 int hcbs_parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen);
+/* Apply the grammar's bounds and @flags to a value given in ns (JSON). */
+int hcbs_check_duration(uint64_t ns, unsigned int flags, char *err, size_t errlen);
 
 /*
  * Parse "RUNTIME/PERIOD" (e.g. "8ms/18ms", "8000us/18ms") into nanoseconds.
- * Rejects a zero period and runtime > period.  A zero runtime is accepted
- * (it forbids RT tasks in the group).
+ * Both must be whole microseconds (the kernel's unit, so hcbsctl set,
+ * analyze and the hook accept the same); refuses a zero period and runtime
+ * > period.  A zero runtime is accepted (it forbids RT tasks in the group).
  */
 int hcbs_parse_reservation(const char *s, uint64_t *runtime_ns,
 			   uint64_t *period_ns, char *err, size_t errlen);
 
-/* Shortest exact form: 8000000 -> "8ms", 1500 -> "1500ns", 0 -> "0". */
+/* Shortest exact form: 8000000 -> "8ms", 1500 -> "1500ns", 0 -> "0ns". */
 char *hcbs_format_duration(uint64_t ns, char *buf, size_t len);
+
+/* ---- overflow-safe time arithmetic ---- */
+
+static inline uint64_t hcbs_add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static inline uint64_t hcbs_mul_sat(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/*
+ * A periodic tick due at @next, every @interval: when @now has reached it,
+ * the next tick after @now, and in *@ticks how many were due (0 if none).
+ * Saturates instead of wrapping; constant time, whatever the values.
+ */
+uint64_t hcbs_tick_advance(uint64_t next, uint64_t interval, uint64_t now,
+			   uint64_t *ticks);
 
 /* ---- JSON writer (streaming, pretty-printed, RFC 8259 escaping) ---- */
 
@@ -78,6 +117,12 @@ int hcbs_cgroup_of_pid(pid_t pid, char *path, size_t len, int *version,
 int hcbs_container_cgroup(const char *name, const char *lxcpath, char *path,
 			  size_t len, int *version, char *err, size_t errlen);
 
+/*
+ * An LXC path given with -P must be a directory: -ENOENT (no such path, or
+ * not a directory) or -EACCES, with a message.  NULL (LXC's default) is 0.
+ */
+int hcbs_lxcpath_check(const char *lxcpath, char *err, size_t errlen);
+
 /* ---- small helpers (extensions; stable too) ---- */
 
 /* printf into an error buffer; does nothing when @err is NULL. */
@@ -85,10 +130,16 @@ void hcbs_seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
- * Read a whole (small, e.g. /proc or cgroupfs) file into a NUL-terminated,
- * malloc()ed buffer.  Returns 0 or -errno (the file's open/read error).
+ * Read a whole (small: /proc, cgroupfs, a task set) file into a
+ * NUL-terminated, malloc()ed buffer; "-" is stdin.  Refuses more than
+ * HCBS_READ_MAX bytes (-EFBIG) and NUL bytes (-EINVAL: not a text file),
+ * so that /dev/zero or a runaway pipe ends at once.  Returns 0 or -errno.
  */
+#define HCBS_READ_MAX	(4u << 20)
 int hcbs_read_text(const char *path, char **text, char *err, size_t errlen);
+/* The same with another bound. */
+int hcbs_read_text_max(const char *path, size_t max, char **text, char *err,
+		       size_t errlen);
 
 /*
  * The pure part of hcbs_cgroup_of_pid(), for tests and for callers that
@@ -100,6 +151,22 @@ int hcbs_read_text(const char *path, char **text, char *err, size_t errlen);
 int hcbs_cgroup_resolve(const char *proc_cgroup, const char *mountinfo,
 			char *path, size_t len, int *version,
 			char *err, size_t errlen);
+
+/*
+ * The mount, in the text of a /proc/self/mountinfo, that holds the
+ * directory @path: the longest mount point that is @path or an ancestor,
+ * of a cgroup2 mount (@version 2) or of a cgroup v1 mount with the cpu
+ * controller itself (@version 1; "cpuset" is not "cpu").  Octal escapes
+ * (\040) are decoded.  @mnt gets the mount point, @root the cgroup path of
+ * the mount's root.  -ENOENT when no such mount holds @path.
+ */
+int hcbs_cgroup_mount_resolve(const char *mountinfo, const char *path, int version,
+			      char *mnt, size_t mlen, char *root, size_t rlen);
+/* The same on this process's /proc/self/mountinfo, with a message. */
+int hcbs_cgroup_mount(const char *path, int version, char *mnt, size_t mlen,
+		      char *root, size_t rlen, char *err, size_t errlen);
+/* Is @path a cgroup directory (v1 or v2: it has cgroup.procs)? */
+bool hcbs_is_cgroup_dir(const char *path);
 
 /*
  * Keep liblxc from printing its own log lines on stderr (callers print

@@ -174,6 +174,39 @@ static bool read_sysctl_u64(const char *sysctl_dir, const char *name, uint64_t *
 	return ok;
 }
 
+int hcbs_rt_check(const char *dir, enum hcbs_rt_abi *abi, char *err, size_t errlen)
+{
+	char p[PATH_MAX];
+
+	if (access(dir, F_OK)) {
+		hcbs_seterr(err, errlen, "cgroup %s: %s", dir, strerror(errno));
+		return HCBS_EXIT_NOTFOUND;
+	}
+	if (!hcbs_is_cgroup_dir(dir)) {
+		hcbs_seterr(err, errlen, "%s is not a cgroup (no cgroup.procs): expected a directory of a cgroup file system, e.g. /sys/fs/cgroup/NAME",
+			    dir);
+		return HCBS_EXIT_NOTFOUND;
+	}
+	*abi = hcbs_rt_detect(dir);
+	if (*abi == HCBS_ABI_NONE) {
+		snprintf(p, sizeof(p), "%s/cpu.weight", dir);
+		if (access(p, F_OK) && snprintf(p, sizeof(p), "%s/cpu.shares", dir) > 0 &&
+		    access(p, F_OK))
+			hcbs_seterr(err, errlen, "%s: no cpu controller files here (enable it: echo +cpu > PARENT/cgroup.subtree_control)",
+				    dir);
+		else
+			hcbs_seterr(err, errlen, "kernel without HCBS: %s has no cpu.rt.max nor cpu.rt_runtime_us (boot the hcbs kernel)",
+				    dir);
+		return HCBS_EXIT_NOHCBS;
+	}
+	if (*abi == HCBS_ABI_LEGACY) {
+		hcbs_seterr(err, errlen, "kernel without HCBS: %s has the old RT_GROUP_SCHED files but no cpu.rt.stat (boot the hcbs kernel)",
+			    dir);
+		return HCBS_EXIT_NOHCBS;
+	}
+	return HCBS_EXIT_OK;
+}
+
 int hcbs_reserve(const char *dir, const struct hcbs_rt *to,
 		 const char *sysctl_dir, const char *fs_dir,
 		 char *err, size_t errlen, char *warn, size_t warnlen)
@@ -190,27 +223,9 @@ int hcbs_reserve(const char *dir, const struct hcbs_rt *to,
 
 	if (warn && warnlen)
 		warn[0] = '\0';
-	if (access(dir, F_OK)) {
-		hcbs_seterr(err, errlen, "cgroup %s: %s", dir, strerror(errno));
-		return HCBS_EXIT_NOTFOUND;
-	}
-	abi = hcbs_rt_detect(dir);
-	if (abi == HCBS_ABI_NONE) {
-		snprintf(p, sizeof(p), "%s/cpu.weight", dir);
-		if (access(p, F_OK) && snprintf(p, sizeof(p), "%s/cpu.shares", dir) > 0 &&
-		    access(p, F_OK))
-			hcbs_seterr(err, errlen, "%s: no cpu controller files here (enable it: echo +cpu > PARENT/cgroup.subtree_control)",
-				    dir);
-		else
-			hcbs_seterr(err, errlen, "kernel without HCBS: %s has no cpu.rt.max nor cpu.rt_runtime_us (boot the hcbs kernel)",
-				    dir);
-		return HCBS_EXIT_NOHCBS;
-	}
-	if (abi == HCBS_ABI_LEGACY) {
-		hcbs_seterr(err, errlen, "kernel without HCBS: %s has the old RT_GROUP_SCHED files but no cpu.rt.stat (boot the hcbs kernel)",
-			    dir);
-		return HCBS_EXIT_NOHCBS;
-	}
+	ret = hcbs_rt_check(dir, &abi, err, errlen);
+	if (ret)
+		return ret;
 	if (!hcbs_global_read(sysctl_dir, &g, NULL, 0) && g.rt_runtime_us < 0)
 		hcbs_seterr(warn, warnlen, "kernel.sched_rt_runtime_us is -1: admission control is off, reservations are not guaranteed (tuned's realtime profile sets this; restore e.g. 950000)");
 
