@@ -240,39 +240,6 @@ static int stop(const char *state_dir)
 	return 0;
 }
 
-static int from_taskset(const char *file, const char *period, struct hcbs_rt *to)
-{
-	char *text = NULL, e[HCBS_ERRLEN], d[32];
-	struct hcbs_taskset ts;
-	uint64_t p, q;
-	int ret;
-
-	if (hcbs_parse_duration(period, &p, e, sizeof(e)) || p % 1000) {
-		say(LOG_ERR, "--period %s: %s", period, p % 1000 ? "not whole microseconds" : e);
-		return HCBS_EXIT_USAGE;
-	}
-	if (hcbs_read_text(file, &text, e, sizeof(e))) {
-		say(LOG_ERR, "--taskset: %s", e);
-		return HCBS_EXIT_USAGE;
-	}
-	ret = hcbs_taskset_parse(text, &ts, e, sizeof(e));
-	free(text);
-	if (ret) {
-		say(LOG_ERR, "--taskset %s: %s", file, e);
-		return HCBS_EXIT_USAGE;
-	}
-	ret = hcbs_min_runtime(&ts, true, hcbs_default_order(&ts), p, 1000, &q);
-	hcbs_taskset_free(&ts);
-	if (ret) {
-		say(LOG_ERR, "task set %s is not schedulable with period %s even with the whole CPU",
-		    file, hcbs_format_duration(p, d, sizeof(d)));
-		return HCBS_EXIT_UNSCHED;
-	}
-	to->runtime_us = q / 1000;
-	to->period_us = p / 1000;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -339,18 +306,22 @@ int main(int argc, char **argv)
 		char e[HCBS_ERRLEN];
 		uint64_t q, p;
 
+		/* Whole microseconds, as hcbsctl set takes them. */
 		if (hcbs_parse_reservation(reserve, &q, &p, e, sizeof(e))) {
 			say(LOG_ERR, "--reserve: %s", e);
 			return HCBS_EXIT_USAGE;
 		}
-		if (q % 1000 || p % 1000) {
-			say(LOG_ERR, "--reserve %s: the kernel takes whole microseconds", reserve);
-			return HCBS_EXIT_USAGE;
-		}
 		to.runtime_us = q / 1000;
 		to.period_us = p / 1000;
-	} else if ((ret = from_taskset(taskset, period, &to))) {
-		return ret;
+	} else {
+		/* The function hcbsctl set --taskset uses: the same answer. */
+		char e[HCBS_ERRLEN];
+
+		ret = hcbs_taskset_reservation(taskset, period, NULL, &to, e, sizeof(e));
+		if (ret) {
+			say(LOG_ERR, "%s", e);
+			return ret;
+		}
 	}
 	if (!strcmp(g_type, "pre-start"))
 		return 0;	/* arguments are fine; the cgroup does not exist yet */

@@ -333,5 +333,87 @@ ok $? "hook v0 stop releases the recorded cgroup and removes the state file"
 run 0 env LXC_CONFIG_FILE=/var/lib/lxc/c1/config LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=stop LXC_NAME=c1 $WRAP "$HOOK"
 ok $? "hook v1 stop without state: nothing to do, exit 0"
 
+# --- issue 18: hostile but plausible input ------------------------------------
+snapshot before
+echo '18446744073709551615ns 18446744073709551615ns' >"$T/sat.ts"
+run 1 H analyze "$T/sat.ts" --reservation 8ms/18ms && one_line_err &&
+	grep -q "line 1: duration '18446744073709551615ns' is too large: at most 8760h" "$T/err" && ! grep -q SCHEDULABLE "$T/out"
+ok $? "analyze: a 2^64-1 ns task is refused, never SCHEDULABLE: $(cat "$T/err")"
+echo '8760h 8760h' >"$T/top.ts"
+run 6 H analyze "$T/top.ts" --reservation 8ms/18ms && grep -q 'SCHED_FIFO): NOT schedulable' "$T/out"
+ok $? "analyze: utilization 1 at the largest duration in 8ms/18ms: NOT schedulable, exit 6"
+run 0 H analyze "$T/top.ts" --period 18ms && grep -q 'fixed priorities: 18ms (bandwidth 1.0000)' "$T/out"
+ok $? "analyze: ... it needs the whole CPU at 18ms (the least runtime was 0)"
+printf '[{"wcet": 18446744073709551615, "period": 18446744073709551615}]' >"$T/sat.json"
+run 1 H analyze "$T/sat.json" --reservation 8ms/18ms && one_line_err && grep -q 'line 1, column' "$T/err"
+ok $? "analyze: the same in JSON integers is refused: $(cat "$T/err")"
+run 1 timeout 20 $WRAP "$HCBSCTL" analyze /dev/zero --reservation 8ms/18ms && one_line_err && grep -q 'NUL byte' "$T/err"
+ok $? "analyze /dev/zero ends at once: $(cat "$T/err")"
+{ for i in $(seq 25000); do echo "# padding padding padding padding padding padding"; done; echo '1ms 10ms'; } >"$T/huge.ts"
+run 1 H analyze "$T/huge.ts" --period 10ms && one_line_err && grep -q 'larger than 1048576 bytes' "$T/err"
+ok $? "analyze: a task set over 1 MiB is refused: $(cat "$T/err")"
+run 1 H analyze "$T/paper.ts" --reservation 8.5us/18ms && one_line_err && grep -q 'whole number of microseconds' "$T/err"
+ok $? "analyze -r 8.5us/18ms refused as set refuses it: $(cat "$T/err")"
+run 1 H --cgroup "$C1" set 8.5us/18ms && one_line_err && grep -q 'whole number of microseconds' "$T/err"
+ok $? "set 8.5us/18ms: the same message"
+for d in 0x2ms 1e1ms 10 +8ms 0.0000000001s 8761h; do
+	run 1 H analyze "$T/paper.ts" --period "$d" && one_line_err && grep -q -- "--period: " "$T/err"
+	ok $? "analyze --period $d refused: $(cat "$T/err")"
+done
+run 1 H set c1 -8ms/18ms && one_line_err && grep -q "'-8ms/18ms' is not an option" "$T/err" && ! grep -q "'c1'" "$T/err"
+ok $? "set c1 -8ms/18ms names the argument: $(cat "$T/err")"
+run 1 H set c1 -jx && one_line_err && grep -q "unknown option '-x' in '-jx'" "$T/err"
+ok $? "an unknown option inside a cluster: $(cat "$T/err")"
+mkdir -p "$T/emptylxc"
+run 3 H -P "$T/nonexistent" list && one_line_err && grep -q "LXC path $T/nonexistent" "$T/err"
+ok $? "-P to a missing path: list exits 3: $(cat "$T/err")"
+run 3 H -P "$T/nonexistent" get c1 && one_line_err && grep -q "LXC path $T/nonexistent" "$T/err"
+ok $? "-P to a missing path: get exits 3 too: $(cat "$T/err")"
+for cmd in get unset "set 8ms/18ms"; do
+	# shellcheck disable=SC2086
+	run 3 H --cgroup "$T/emptylxc" $cmd && one_line_err && grep -q 'not a cgroup (no cgroup.procs)' "$T/err"
+	ok $? "--cgroup on a plain directory: $cmd says 'not a cgroup', exit 3: $(cat "$T/err")"
+done
+for a in "list --taskset x" "list --cgroup $C1" "get c1 --period 1ms" "analyze x --cgroup $C1" "free --lxcpath /" \
+	 "--cgroup $C1 unset --json" "--cgroup $C1 set 8ms/18ms --order rm"; do
+	# shellcheck disable=SC2086
+	run 1 H $a && one_line_err && grep -qE "does not apply to|is for --taskset" "$T/err"
+	ok $? "an option that does not apply is refused: hcbsctl $a: $(cat "$T/err")"
+done
+run 0 H help set && grep -q '^Usage: hcbsctl \[-P LXCPATH\] set NAME RUNTIME/PERIOD' "$T/out"
+ok $? "help set shows set's usage"
+run 0 H help && grep -q '^Examples:' "$T/out"
+ok $? "help alone is --help"
+run 1 H help frob && one_line_err
+ok $? "help of an unknown command: exit 1"
+printf '[{"wcet": "1ms",\n  "period": "10ms",\n  "wcet": "2ms"}]\n' >"$T/dup.json"
+run 1 H analyze "$T/dup.json" --period 10ms && one_line_err && grep -q 'line 3, column [0-9]*: duplicate object key' "$T/err"
+ok $? "JSON: a duplicate key is refused with its line and column: $(cat "$T/err")"
+printf '[{"wcet": +5, "period": 10}]' >"$T/plus.json"
+run 1 H analyze "$T/plus.json" --period 10ms && one_line_err && grep -q 'invalid token' "$T/err"
+ok $? "JSON: +5 refused: $(cat "$T/err")"
+printf '[{"wcet": "1ms", "period": "10ms", "dedline": "5ms"}]' >"$T/unk.json"
+run 1 H analyze "$T/unk.json" --period 10ms && one_line_err && grep -q 'unknown key "dedline"' "$T/err"
+ok $? "JSON: an unknown key is named as such: $(cat "$T/err")"
+run 1 H --cgroup "$C1" set --taskset "$T/paper.ts" --period bogus && one_line_err && grep -q -- '--period: invalid duration' "$T/err"
+ok $? "set --taskset --period bogus: $(cat "$T/err")"
+for a in "--taskset $T/paper.ts --period bogus:1:--period: invalid duration" \
+	 "--taskset $T/paper.ts --period 18.5us:1:whole number of microseconds" \
+	 "--taskset /dev/zero --period 18ms:1:NUL byte" \
+	 "--taskset $T/nonexistent --period 18ms:3:No such file" \
+	 "--taskset $T/sat.ts --period 18ms:1:too large" \
+	 "--taskset $T/over.ts --period 1ms:6:not schedulable" \
+	 "--reserve 8.5us/18ms:1:whole number of microseconds"; do
+	a1=${a%%:*} rest=${a#*:} want=${rest%%:*} pat=${rest#*:}
+	# shellcheck disable=SC2086
+	run "$want" env LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=pre-start LXC_NAME=c1 $WRAP "$HOOK" $a1 &&
+		one_line_err && grep -q -- "$pat" "$T/err"
+	ok $? "hook $a1: exit $want, as hcbsctl: $(cat "$T/err")"
+done
+run 0 env LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=pre-start LXC_NAME=c1 $WRAP "$HOOK" --taskset "$T/paper.ts" --period 18ms
+ok $? "hook --taskset --period 18ms accepted in pre-start"
+unchanged
+ok $? "none of the hostile inputs changed a file"
+
 echo "1..$n"
 [ "$failed" = 0 ]
