@@ -14,7 +14,7 @@ name=${name:0:15}
 "$PERIODIC" -T 5000 -C 500 -n 1000000 -r 30 -N "$name" -l /dev/null &
 load=$!
 
-"$HCBSTRACE" latency --comm "$name" --threads --json -d 1 >"$HCBS_TMP/a.json" 2>"$HCBS_TMP/a.err"
+"$HCBSTRACE" latency --comm "$name" --threads --json -d 1s >"$HCBS_TMP/a.json" 2>"$HCBS_TMP/a.err"
 check "latency --json -d 1 exits 0" [ $? = 0 ]
 doc=$HCBS_TMP/a.json
 echo "# $(json $doc '[(c["name"], c["count"], c["p50_ns"], c["p99_ns"], c["max_ns"]) for c in d["containers"]]')"
@@ -29,13 +29,13 @@ check "histogram adds up to count" [ "$(json $doc 'all(
 check "one thread, the workload" [ "$(json $doc '" ".join(t["comm"] for t in d["threads"])')" = "$name" ]
 check "nothing dropped" [ "$(json $doc 'sum(d["drops"].values())')" = 0 ]
 
-"$HCBSTRACE" latency --comm "$name" -d 1 0.5 >"$HCBS_TMP/text" 2>&1
+"$HCBSTRACE" latency --comm "$name" -d 1s 0.5s >"$HCBS_TMP/text" 2>&1
 check "text output with an interval exits 0" [ $? = 0 ]
 check "text output has the summary rows" grep -q "^p99.9:" "$HCBS_TMP/text"
 check "text output reports drops" grep -q "^# dropped:" "$HCBS_TMP/text"
 check "two interval tables and a total" [ "$(grep -c '^# hcbstrace latency' "$HCBS_TMP/text")" = 3 ]
 
-HCBSTRACE_FORCE_RAW_TP=1 "$HCBSTRACE" latency --comm "$name" --json -d 1 >"$HCBS_TMP/raw.json" 2>"$HCBS_TMP/raw.err"
+HCBSTRACE_FORCE_RAW_TP=1 "$HCBSTRACE" latency --comm "$name" --json -d 1s >"$HCBS_TMP/raw.json" 2>"$HCBS_TMP/raw.err"
 check "raw_tp fallback exits 0" [ $? = 0 ]
 check "raw_tp fallback was used" grep -q raw_tp "$HCBS_TMP/raw.err"
 check "raw_tp fallback sees samples" \

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # hcbstrace servers.  Without the HCBS tracepoints (a stock kernel) it must
-# refuse with one clear line and exit 1.  With them: a cgroup reserved
+# refuse with one clear line and exit 4 (as hcbsctl: no HCBS).  With them: a cgroup reserved
 # 10ms/50ms runs a FIFO thread that wants 75% of a CPU, so its servers
 # are replenished and throttled every period; the probe must see that, the
 # reservation it reports must be the one set, and the budget used per
@@ -14,10 +14,10 @@ HCBSCTL=$HCBS_BUILD/tools/hcbsctl/hcbsctl
 
 if [ ! -d /sys/kernel/tracing/events/sched/sched_hcbs_server_start ] &&
    [ ! -d /sys/kernel/debug/tracing/events/sched/sched_hcbs_server_start ]; then
-	"$HCBSTRACE" servers -d 1 >"$HCBS_TMP/out" 2>"$HCBS_TMP/err"
+	"$HCBSTRACE" servers -d 1s >"$HCBS_TMP/out" 2>"$HCBS_TMP/err"
 	rc=$?
 	sed 's/^/# stderr: /' "$HCBS_TMP/err"
-	check "servers exits 1 without HCBS tracepoints" [ $rc = 1 ]
+	check "servers exits 4 (no HCBS, as hcbsctl) without HCBS tracepoints" [ $rc = 4 ]
 	check "with one line on stderr" [ "$(wc -l <"$HCBS_TMP/err")" = 1 ]
 	check "that says why" grep -q "no HCBS tracepoints.*boot the hcbs kernel" "$HCBS_TMP/err"
 	check "and prints nothing on stdout" [ ! -s "$HCBS_TMP/out" ]

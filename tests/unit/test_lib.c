@@ -160,6 +160,47 @@ static void cgroups(void)
 	int ret = hcbs_cgroup_of_pid(getpid(), path, sizeof(path), &v, err, sizeof(err));
 
 	tap_ok(!ret && path[0] == '/', "our own cgroup: %s (v%d)", path, v);
+
+	/* The mount that holds a path: what hcbstrace -g now uses (issue 18). */
+	char mnt[256], root[256];
+
+	tap_ok(hcbs_cgroup_mount_resolve(mi_v1, "/sys/fs/cgroup/cpuset", 1, mnt, sizeof(mnt),
+					 root, sizeof(root)) == -ENOENT,
+	       "mount: the cpuset hierarchy is not the cpu one (no strstr(\"cpu\"))");
+	tap_ok(!hcbs_cgroup_mount_resolve(mi_v1, "/sys/fs/cgroup/cpu,cpuacct/lxc.payload.c1", 1,
+					  mnt, sizeof(mnt), root, sizeof(root)) &&
+	       !strcmp(mnt, "/sys/fs/cgroup/cpu,cpuacct") && !strcmp(root, "/"),
+	       "mount: v1 cpu,cpuacct holds its groups: %s", mnt);
+	tap_ok(hcbs_cgroup_mount_resolve(mi_v1, "/sys/fs/cgroup/cpu,cpuacctX", 1, mnt, sizeof(mnt),
+					 root, sizeof(root)) == -ENOENT,
+	       "mount: a name that only starts like the mount point is not in it");
+	tap_ok(!hcbs_cgroup_mount_resolve(mi_v1, "/sys/fs/cgroup/unified/a", 2, mnt, sizeof(mnt),
+					  root, sizeof(root)) && !strcmp(mnt, "/sys/fs/cgroup/unified"),
+	       "mount: hybrid v2 at unified: %s", mnt);
+	tap_ok(!hcbs_cgroup_mount_resolve(mi_space, "/mnt/my cgroups/a b", 2, mnt, sizeof(mnt),
+					  root, sizeof(root)) && !strcmp(mnt, "/mnt/my cgroups"),
+	       "mount: \\040 in the mount point is decoded: '%s'", mnt);
+	tap_ok(!hcbs_cgroup_mount_resolve(mi_ns, "/sys/fs/cgroup/init.scope", 2, mnt, sizeof(mnt),
+					  root, sizeof(root)) && !strcmp(root, "/lxc.payload.c1"),
+	       "mount: the root of a namespaced mount: %s", root);
+	tap_ok(hcbs_cgroup_mount_resolve(mi_v2, "/srv/cgroup", 2, mnt, sizeof(mnt), root,
+					 sizeof(root)) == -ENOENT,
+	       "mount: no guess of /sys/fs/cgroup for a path outside it");
+	tap_ok(hcbs_cgroup_mount_resolve(mi_v2, "/sys/fs/cgroup/x", 2, mnt, 4, root,
+					 sizeof(root)) == -ENAMETOOLONG, "mount: too long is reported");
+
+	/* Bounded reads. */
+	char *text = NULL;
+
+	tap_ok(hcbs_read_text("/dev/zero", &text, err, sizeof(err)) == -EINVAL && !text &&
+	       strstr(err, "NUL byte"), "read: /dev/zero refused at once: %s", err);
+	tap_ok(hcbs_read_text_max("/proc/self/mountinfo", 16, &text, err, sizeof(err)) == -EFBIG &&
+	       !text && strstr(err, "larger than 16 bytes"), "read: over the bound: %s", err);
+	tap_ok(!hcbs_read_text_max("/proc/self/mountinfo", HCBS_READ_MAX, &text, err, sizeof(err)) &&
+	       text && strlen(text) > 16, "read: within the bound");
+	free(text);
+	tap_ok(!hcbs_is_cgroup_dir("/tmp") && !hcbs_is_cgroup_dir("/nonexistent"),
+	       "a plain directory is not a cgroup");
 }
 
 static void rt_files(void)

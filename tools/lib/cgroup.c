@@ -319,8 +319,9 @@ int hcbs_cgroup_mount(const char *path, int version, char *mnt, size_t mlen,
 	ret = hcbs_cgroup_mount_resolve(mi, path, version, mnt, mlen, root, rlen);
 	free(mi);
 	if (ret == -ENOENT)
-		hcbs_seterr(err, errlen, "%s: no %s mount holds it", path,
-			    version == 1 ? "cgroup v1 with the cpu controller" : "cgroup2");
+		hcbs_seterr(err, errlen, "%s: not in a %s", path,
+			    version == 1 ? "cgroup v1 hierarchy with the cpu controller (cpuset, cpuacct are not cpu)" :
+			    "cgroup2 mount");
 	else if (ret == -ENAMETOOLONG)
 		hcbs_seterr(err, errlen, "%s: mount path too long", path);
 	else if (ret)

@@ -58,7 +58,7 @@ uint64_t hcbs_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void *hcbs_reserve(void *arr, size_t n, size_t *cap, size_t size, size_t first)
+void *hcbs_grow(void *arr, size_t n, size_t *cap, size_t size, size_t first)
 {
 	size_t nc = *cap ? *cap * 2 : first;
 	void *na;
@@ -101,39 +101,6 @@ static const struct option long_opts[] = {
 	{ 0 }
 };
 
-/* "10s", "500ms", "2m", "1h", or a bare number of seconds. */
-static int parse_span(const char *s, uint64_t *ns, char *err, size_t errlen)
-{
-	size_t n = strlen(s);
-	char *end;
-
-	if (n && (s[n - 1] == 'm' || s[n - 1] == 'h') && (n < 2 || s[n - 2] != 'm')) {
-		double v;
-
-		errno = 0;
-		v = strtod(s, &end);
-		if (errno || end != s + n - 1 || !(v > 0) || v > 1e6) {
-			snprintf(err, errlen, "'%s' is not a duration (e.g. 10s, 500ms, 2m, 1h)", s);
-			return -EINVAL;
-		}
-		*ns = (uint64_t)(v * (s[n - 1] == 'm' ? 60e9 : 3600e9));
-		return 0;
-	}
-	if (n && isdigit((unsigned char)s[n - 1])) {
-		double v;
-
-		errno = 0;
-		v = strtod(s, &end);
-		if (errno || *end || !(v > 0) || v > 1e9) {
-			snprintf(err, errlen, "'%s' is not a duration (e.g. 10s, 500ms, 2m, 1h)", s);
-			return -EINVAL;
-		}
-		*ns = (uint64_t)(v * 1e9);
-		return 0;
-	}
-	return hcbs_parse_duration(s, ns, err, errlen);
-}
-
 static int parse_size(const char *s, uint64_t *v)
 {
 	char *end;
@@ -163,45 +130,6 @@ static int depth(const char *path)
 	return d;
 }
 
-/*
- * The cgroup mount that holds @path (longest mount-point prefix), its
- * mount point and the cgroup path of its root.
- */
-static int find_cgroup_mount(const char *path, int version, char *mnt, size_t mlen,
-			     char *root, size_t rlen)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096];
-	size_t best = 0;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char mroot[PATH_MAX], mpoint[PATH_MAX], fstype[64], opts[1024];
-		const char *sep = strstr(line, " - ");
-		size_t l;
-
-		if (!sep || sscanf(line, "%*s %*s %*s %4095s %4095s", mroot, mpoint) != 2 ||
-		    sscanf(sep + 3, "%63s %*s %1023s", fstype, opts) != 2)
-			continue;
-		if (version == 2 && strcmp(fstype, "cgroup2"))
-			continue;
-		if (version == 1 && (strcmp(fstype, "cgroup") ||
-				     !strstr(opts, "cpu")))
-			continue;
-		l = strlen(mpoint);
-		if (strncmp(path, mpoint, l) || (path[l] && path[l] != '/' && l > 1))
-			continue;
-		if (l >= best) {
-			best = l;
-			snprintf(mnt, mlen, "%s", mpoint);
-			snprintf(root, rlen, "%s", mroot);
-		}
-	}
-	fclose(f);
-	return best ? 0 : -ENOENT;
-}
-
 static void name_from_rel(const char *rel, char *name, size_t len)
 {
 	while (*rel == '/')
@@ -215,15 +143,34 @@ static void name_from_rel(const char *rel, char *name, size_t len)
 	snprintf(name, len, "%s", rel);
 }
 
+/*
+ * The mount of the hierarchy this process's cpu cgroup is in (cgroup2, or
+ * the v1 hierarchy with the cpu controller), found as tools/lib finds it
+ * for hcbsctl: /proc/self/cgroup resolved against mountinfo, never a guess.
+ */
+static int own_hierarchy(const struct hcbs_opts *o, int *version, char *mnt, size_t mlen,
+			 char *root, size_t rlen)
+{
+	char path[PATH_MAX], err[HCBS_ERRLEN];
+	int ret;
+
+	ret = hcbs_cgroup_of_pid(getpid(), path, sizeof(path), version, err, sizeof(err));
+	if (!ret)
+		ret = hcbs_cgroup_mount(path, *version, mnt, mlen, root, rlen, err, sizeof(err));
+	if (ret)
+		hcbs_err(o, "cannot find our own cgroup hierarchy: %s", err);
+	return ret;
+}
+
 static int add_cgroup(struct hcbs_opts *o, const char *arg, const char *name,
 		      int version_hint)
 {
 	struct hcbs_cg_target *t;
-	char path[PATH_MAX], abs[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX];
+	char path[PATH_MAX], abs[2 * PATH_MAX], mnt[PATH_MAX], root[PATH_MAX], err[HCBS_ERRLEN];
 	struct statfs sfs;
 	struct stat st;
 	size_t l;
-	int version;
+	int version, ret;
 
 	if (o->nr_cg >= HCBS_MAX_CGROUPS) {
 		hcbs_err(o, "at most %d --cgroup/--container filters", HCBS_MAX_CGROUPS);
@@ -234,10 +181,17 @@ static int add_cgroup(struct hcbs_opts *o, const char *arg, const char *name,
 	for (l = strlen(path); l > 1 && path[l - 1] == '/'; l--)
 		path[l - 1] = '\0';
 	if (stat(path, &st)) {
-		/* A path inside the hierarchy, e.g. lxc.payload.vbbu1 or /rt. */
-		snprintf(abs, sizeof(abs), "/sys/fs/cgroup%s%s", path[0] == '/' ? "" : "/", path);
-		if (stat(abs, &st)) {
-			hcbs_err(o, "cgroup %s: %s", path, strerror(ENOENT));
+		/*
+		 * A path inside our own hierarchy, e.g. lxc.payload.vbbu1 or
+		 * /rt: under that hierarchy's real mount point.
+		 */
+		int e = errno, v;
+
+		if (own_hierarchy(o, &v, mnt, sizeof(mnt), root, sizeof(root)))
+			return -ENOENT;
+		snprintf(abs, sizeof(abs), "%s%s%s", mnt, path[0] == '/' ? "" : "/", path);
+		if (strlen(abs) >= sizeof(path) || stat(abs, &st)) {
+			hcbs_err(o, "cgroup %s: %s (nor %s)", path, strerror(e), abs);
 			return -ENOENT;
 		}
 		snprintf(path, sizeof(path), "%s", abs);
@@ -252,7 +206,7 @@ static int add_cgroup(struct hcbs_opts *o, const char *arg, const char *name,
 		version = 1;
 	else {
 		hcbs_err(o, "%s is not a cgroup directory (no cgroup or cgroup2 file system)", path);
-		return -EINVAL;
+		return -ENOENT;
 	}
 	if (version_hint && version_hint != version) {
 		hcbs_err(o, "%s: expected a cgroup v%d directory", path, version_hint);
@@ -262,10 +216,12 @@ static int add_cgroup(struct hcbs_opts *o, const char *arg, const char *name,
 		hcbs_err(o, "%s: cannot mix cgroup v1 and v2 filters", path);
 		return -EINVAL;
 	}
-	if (find_cgroup_mount(path, version, mnt, sizeof(mnt), root, sizeof(root))) {
-		hcbs_err(o, "%s: no cgroup%s mount%s holds it", path,
-			 version == 2 ? "2" : "", version == 1 ? " with the cpu controller" : "");
-		return -ENOENT;
+	/* v1: the hierarchy must have the cpu controller itself (not cpuset). */
+	ret = hcbs_cgroup_mount(path, version, mnt, sizeof(mnt), root, sizeof(root),
+				err, sizeof(err));
+	if (ret) {
+		hcbs_err(o, "%s", err);
+		return ret;
 	}
 	o->cg_version = version;
 	snprintf(o->cg_mount, sizeof(o->cg_mount), "%s", mnt);
@@ -284,21 +240,8 @@ static int add_cgroup(struct hcbs_opts *o, const char *arg, const char *name,
 /* No cgroup filter: key on the hierarchy this process's cpu cgroup is in. */
 static int default_hierarchy(struct hcbs_opts *o)
 {
-	char path[PATH_MAX], err[HCBS_ERRLEN];
-	int v, ret;
-
-	ret = hcbs_cgroup_of_pid(getpid(), path, sizeof(path), &v, err, sizeof(err));
-	if (ret) {
-		hcbs_err(o, "cannot find our own cgroup: %s", err);
-		return ret;
-	}
-	o->cg_version = v;
-	if (find_cgroup_mount(path, v, o->cg_mount, sizeof(o->cg_mount),
-			      o->cg_mount_root, sizeof(o->cg_mount_root))) {
-		hcbs_err(o, "%s: no cgroup mount holds it", path);
-		return -ENOENT;
-	}
-	return 0;
+	return own_hierarchy(o, &o->cg_version, o->cg_mount, sizeof(o->cg_mount),
+			     o->cg_mount_root, sizeof(o->cg_mount_root));
 }
 
 static int parse_opts(struct hcbs_opts *o, const char *cmd, unsigned int accept,
@@ -370,7 +313,8 @@ static int parse_opts(struct hcbs_opts *o, const char *cmd, unsigned int accept,
 			snprintf(o->comm, sizeof(o->comm), "%s", optarg);
 			break;
 		case 'd':
-			if (parse_span(optarg, &o->duration_ns, err, sizeof(err))) {
+			if (hcbs_parse_duration_flags(optarg, HCBS_DUR_NONZERO, &o->duration_ns,
+						      err, sizeof(err))) {
 				hcbs_err(o, "--duration: %s", err);
 				return -EINVAL;
 			}
@@ -384,10 +328,9 @@ static int parse_opts(struct hcbs_opts *o, const char *cmd, unsigned int accept,
 			exit(EXIT_OK);
 		case LO_CSV: o->csv = optarg; break;
 		case LO_MAX_LAT:
-			if (hcbs_parse_duration(optarg, &o->max_latency_ns, err, sizeof(err)) ||
-			    !o->max_latency_ns) {
-				hcbs_err(o, "--max-latency: %s", o->max_latency_ns ? err :
-					 "must be more than 0 (e.g. 500us)");
+			if (hcbs_parse_duration_flags(optarg, HCBS_DUR_NONZERO, &o->max_latency_ns,
+						      err, sizeof(err))) {
+				hcbs_err(o, "--max-latency: %s", err);
 				return -EINVAL;
 			}
 			break;
@@ -409,9 +352,8 @@ static int parse_opts(struct hcbs_opts *o, const char *cmd, unsigned int accept,
 		case LO_DEADLINE: {
 			uint64_t *v = opt == LO_PERIOD ? &o->period_ns : &o->deadline_ns;
 
-			if (hcbs_parse_duration(optarg, v, err, sizeof(err)) || !*v) {
-				hcbs_err(o, "--%s: %s", opt == LO_PERIOD ? "period" : "deadline",
-					 *v ? err : "must be more than 0 (e.g. 18ms)");
+			if (hcbs_parse_duration_flags(optarg, HCBS_DUR_NONZERO, v, err, sizeof(err))) {
+				hcbs_err(o, "--%s: %s", opt == LO_PERIOD ? "period" : "deadline", err);
 				return -EINVAL;
 			}
 			break;
@@ -444,7 +386,8 @@ static int parse_opts(struct hcbs_opts *o, const char *cmd, unsigned int accept,
 		}
 	}
 	if (optind < argc) {
-		if (parse_span(argv[optind], &o->interval_ns, err, sizeof(err))) {
+		if (hcbs_parse_duration_flags(argv[optind], HCBS_DUR_NONZERO, &o->interval_ns,
+					      err, sizeof(err))) {
 			hcbs_err(o, "interval: %s", err);
 			return -EINVAL;
 		}
@@ -482,12 +425,16 @@ static int parse_opts(struct hcbs_opts *o, const char *cmd, unsigned int accept,
 			hcbs_err(o, "--container %s: %s", containers[i], err);
 			return ret;
 		}
-		if (add_cgroup(o, path, containers[i], v))
-			return -EINVAL;
+		ret = add_cgroup(o, path, containers[i], v);
+		if (ret)
+			return ret;
 	}
-	for (int i = 0; i < nr_cgroups; i++)
-		if (add_cgroup(o, cgroups[i], NULL, 0))
-			return -EINVAL;
+	for (int i = 0; i < nr_cgroups; i++) {
+		int ret = add_cgroup(o, cgroups[i], NULL, 0);
+
+		if (ret)
+			return ret;
+	}
 	if (!o->nr_cg && default_hierarchy(o))
 		return -EINVAL;
 	return 0;
@@ -510,7 +457,7 @@ static int check_env(const struct hcbs_opts *o)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		hcbs_err(o, "this kernel has no BTF (/sys/kernel/btf/vmlinux): it needs CONFIG_DEBUG_INFO_BTF=y");
-		return -ENOENT;
+		return -ENOTSUP;
 	}
 	if (!have_cap(CAP_SYS_ADMIN) && !(have_cap(CAP_BPF) && have_cap(CAP_PERFMON))) {
 		hcbs_err(o, "loading BPF programs needs root (or CAP_BPF and CAP_PERFMON)");
@@ -605,7 +552,19 @@ int hcbs_init(struct hcbs_opts *o, const char *cmd, unsigned int accept,
 		err = check_env(o);
 	if (!err)
 		libbpf_set_print(o->verbose ? print_libbpf : quiet_libbpf);
-	return err;
+	/* The exit codes hcbsctl gives for the same causes. */
+	switch (err) {
+	case 0:
+		return EXIT_OK;
+	case -ENOENT:
+	case -ESRCH:
+		return EXIT_NOTFOUND;
+	case -EACCES:
+	case -EPERM:
+		return EXIT_PERM;
+	default:
+		return EXIT_ERROR;
+	}
 }
 
 static bool is_tp_btf(const struct bpf_program *p)
@@ -680,10 +639,11 @@ void hcbs_trace_start(struct hcbs_clock *c, const struct hcbs_opts *o,
 	memset(c, 0, sizeof(*c));
 	c->start_ns = hcbs_now_ns();
 	c->start_wall = time(NULL);
+	/* Durations are at most 8760h: these cannot wrap, and saturate anyway. */
 	if (o->duration_ns)
-		c->end_ns = c->start_ns + o->duration_ns;
+		c->end_ns = hcbs_add_sat(c->start_ns, o->duration_ns);
 	if (o->interval_ns)
-		c->next_tick_ns = c->start_ns + o->interval_ns;
+		c->next_tick_ns = hcbs_add_sat(c->start_ns, o->interval_ns);
 	if (!o->quiet)
 		fprintf(stderr, "hcbstrace: %s: tracing (%s)... Ctrl-C to end\n", o->cmd,
 			b->use_btf ? "tp_btf" : "raw_tp");
@@ -691,12 +651,14 @@ void hcbs_trace_start(struct hcbs_clock *c, const struct hcbs_opts *o,
 
 bool hcbs_clock_tick(struct hcbs_clock *c, const struct hcbs_opts *o)
 {
-	uint64_t now = hcbs_now_ns();
+	uint64_t due;
 
-	if (!o->interval_ns || now < c->next_tick_ns)
+	if (hcbs_exiting)
 		return false;
-	while (c->next_tick_ns <= now)
-		c->next_tick_ns += o->interval_ns;
+	/* Missed ticks are skipped at once: no loop that could run away. */
+	c->next_tick_ns = hcbs_tick_advance(c->next_tick_ns, o->interval_ns, hcbs_now_ns(), &due);
+	if (!due)
+		return false;
 	c->ticks++;
 	return true;
 }
@@ -759,7 +721,7 @@ static int walk_one(const char *path, const struct stat *st, int flag, struct FT
 	(void)ftw;
 	if (flag != FTW_D || find_name(st->st_ino))
 		return 0;
-	nn = hcbs_reserve(names, nr_names, &cap_names, sizeof(*names), 256);
+	nn = hcbs_grow(names, nr_names, &cap_names, sizeof(*names), 256);
 	if (!nn)
 		return 1;
 	names = nn;

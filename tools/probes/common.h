@@ -21,10 +21,16 @@
 
 #define HCBSTRACE_SCHEMA	"hcbstrace/1"
 
-/* Exit codes. */
+/*
+ * Exit codes.  For the causes hcbsctl also has, hcbsctl's codes
+ * (enum hcbs_exit): the same cause gives the same status in every tool.
+ */
 #define EXIT_OK		0
 #define EXIT_ERROR	1
 #define EXIT_THRESHOLD	2	/* a --max-* bound was crossed */
+#define EXIT_NOTFOUND	3	/* no such container or cgroup, not a cgroup */
+#define EXIT_NOHCBS	4	/* kernel without HCBS (servers: no tracepoints) */
+#define EXIT_PERM	5	/* permission denied (BPF needs root) */
 
 /* Which options a subcommand accepts. */
 enum {
@@ -79,7 +85,8 @@ struct hcbs_opts {
 /*
  * Parse the command line of subcommand @cmd, check that BPF programs can
  * be loaded here (privileges, BTF) and set up libbpf's log.  Prints the
- * error, or the help and exits.
+ * error, or the help and exits.  Returns an exit code (EXIT_OK, or the
+ * status to exit with).
  */
 int hcbs_init(struct hcbs_opts *o, const char *cmd, unsigned int accept,
 	      const char *help, int argc, char **argv);
@@ -91,7 +98,7 @@ void hcbs_err(const struct hcbs_opts *o, const char *fmt, ...)
 #define HCBS_HELP_LXCPATH							\
 "  -P, --lxcpath PATH     LXC path for --container\n"
 #define HCBS_HELP_DURATION							\
-"  -d, --duration DUR     stop after DUR (10s, 2m, 1h)\n"
+"  -d, --duration DUR     stop after DUR (10s, 2m, 1h; a unit is required)\n"
 #define HCBS_HELP_OUTPUT							\
 "  -j, --json             print JSON (schema hcbstrace/1) instead of text\n"	\
 "  -q, --quiet            no progress messages\n"				\
@@ -133,7 +140,7 @@ void hcbs_bpf_detach(struct hcbs_bpf *b);
  * for one more: the capacity doubles, from @first.  NULL when out of
  * memory, and @arr is left as it was.
  */
-void *hcbs_reserve(void *arr, size_t n, size_t *cap, size_t size, size_t first);
+void *hcbs_grow(void *arr, size_t n, size_t *cap, size_t size, size_t first);
 
 /* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns(). */
 uint64_t hcbs_now_ns(void);

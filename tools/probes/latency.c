@@ -32,7 +32,7 @@ HCBS_HELP_LXCPATH
 HCBS_HELP_DURATION
 "      --max-latency DUR  stop, exit 2, when a latency exceeds DUR (500us)\n"
 HCBS_HELP_OUTPUT
-"interval is seconds (or 500ms, 1m): print and reset every interval.\n"
+"interval is a duration (1s, 500ms, 1m): print and reset every interval.\n"
 "Percentiles are exact to the histogram slot width (6.25%).\n"
 "\n"
 "Examples:\n"
@@ -60,7 +60,7 @@ static struct lat_entry *lat_find(struct lat_table *t, const struct hcbs_key *k)
 	for (size_t i = 0; i < t->n; i++)
 		if (t->e[i].key.cgid == k->cgid && t->e[i].key.tid == k->tid)
 			return &t->e[i];
-	ne = hcbs_reserve(t->e, t->n, &t->cap, sizeof(*ne), 64);
+	ne = hcbs_grow(t->e, t->n, &t->cap, sizeof(*ne), 64);
 	if (!ne)
 		return NULL;
 	t->e = ne;
@@ -317,9 +317,11 @@ int cmd_latency(int argc, char **argv)
 	const char *reason = "interrupted";
 	int rc = EXIT_ERROR;
 
-	if (hcbs_init(&o, "latency", OPT_THREADS | OPT_MAX_LAT | OPT_TASK_FILTER, help,
-		      argc, argv))
-		return EXIT_ERROR;
+	rc = hcbs_init(&o, "latency", OPT_THREADS | OPT_MAX_LAT | OPT_TASK_FILTER, help,
+		      argc, argv);
+	if (rc)
+		return rc;
+	rc = EXIT_ERROR;
 
 	obj = latency_bpf__open();
 	if (!obj) {

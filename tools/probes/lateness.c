@@ -51,7 +51,7 @@ HCBS_HELP_OUTPUT
 "Examples:\n"
 "  hcbstrace lateness -c vbbu1 -d 60s --csv vbbu1.csv\n"
 "  hcbstrace lateness -p $(pidof l1app) --period 1ms --max-lateness 0\n"
-"  hcbstrace lateness -g /sys/fs/cgroup/rt --json 10 6\n"
+"  hcbstrace lateness -g /sys/fs/cgroup/rt --json 10s 6\n"
 "  tools/probes/plot-lateness-cdf vbbu1.csv vbbu1.png\n";
 
 /* Releases used to infer a period: 16 gaps. */
@@ -104,7 +104,7 @@ static struct thr *thr_find(struct state *s, const struct job_event *e)
 	for (size_t i = 0; i < s->n; i++)
 		if (s->t[i].tid == e->tid && s->t[i].cgid == e->cgid)
 			return &s->t[i];
-	nt = hcbs_reserve(s->t, s->n, &s->cap, sizeof(*nt), 32);
+	nt = hcbs_grow(s->t, s->n, &s->cap, sizeof(*nt), 32);
 	if (!nt)
 		return NULL;
 	s->t = nt;
@@ -117,7 +117,7 @@ static struct thr *thr_find(struct state *s, const struct job_event *e)
 
 static int push_lat(struct thr *t, double l)
 {
-	double *nl = hcbs_reserve(t->lat, t->nlat, &t->caplat, sizeof(*nl), 256);
+	double *nl = hcbs_grow(t->lat, t->nlat, &t->caplat, sizeof(*nl), 256);
 
 	if (!nl)
 		return -ENOMEM;
@@ -208,7 +208,7 @@ static int on_event(void *ctx, void *data, size_t len)
 	}
 	if (t->nrel < INFER_N)
 		t->rel[t->nrel++] = e->release;
-	np = hcbs_reserve(t->pend, t->npend, &t->cappend, sizeof(*np), INFER_N);
+	np = hcbs_grow(t->pend, t->npend, &t->cappend, sizeof(*np), INFER_N);
 	if (!np) {
 		s->err = -ENOMEM;
 		return -ENOMEM;
@@ -488,8 +488,10 @@ int cmd_lateness(int argc, char **argv)
 	const char *reason = "interrupted";
 	int err, rc = EXIT_ERROR;
 
-	if (hcbs_init(&o, "lateness", OPT_LATENESS | OPT_TASK_FILTER, help, argc, argv))
-		return EXIT_ERROR;
+	rc = hcbs_init(&o, "lateness", OPT_LATENESS | OPT_TASK_FILTER, help, argc, argv);
+	if (rc)
+		return rc;
+	rc = EXIT_ERROR;
 	s.o = &o;
 	if (o.csv) {
 		s.csv = fopen(o.csv, "we");

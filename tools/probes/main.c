@@ -10,6 +10,10 @@
 #include "common.h"
 #include "subcommands.h"
 
+#ifndef HCBS_VERSION
+#define HCBS_VERSION "unknown"
+#endif
+
 static const char usage[] =
 "Usage: hcbstrace COMMAND [options] [interval [count]]\n"
 "\n"
@@ -20,14 +24,18 @@ static const char usage[] =
 "  servers    HCBS server budget use, throttles and replenishments\n"
 "             (hcbs kernel only)\n"
 "\n"
+"  help [COMMAND]  this help, or COMMAND's (= hcbstrace COMMAND --help)\n"
+"\n"
 "Common options: -c/--container NAME, -g/--cgroup PATH, -d/--duration DUR,\n"
-"--json, -v.  Run 'hcbstrace COMMAND --help' for the rest.\n"
-"Exit status: 0 done, 1 error, 2 a --max-* threshold was crossed.\n"
+"--json, -v.  Run 'hcbstrace help COMMAND' for the rest; -V/--version.\n"
+"Durations take a unit (ns, us, ms, s, m, h): 10s, 500ms, 2m; at most 8760h.\n"
+"Exit status: 0 done, 1 error, 2 a --max-* threshold was crossed, 3 no such\n"
+"container or cgroup, 4 kernel without HCBS, 5 permission denied (as hcbsctl).\n"
 "\n"
 "Examples:\n"
 "  hcbstrace latency -c vbbu1 -c vbbu2 -d 10s\n"
 "  hcbstrace lateness -c vbbu1 --csv vbbu1.csv -d 60s\n"
-"  hcbstrace servers -c vbbu1 1\n";
+"  hcbstrace servers -c vbbu1 1s\n";
 
 int main(int argc, char **argv)
 {
@@ -44,9 +52,28 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return EXIT_ERROR;
 	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		fputs(usage, stdout);
 		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("hcbstrace %s\n", HCBS_VERSION);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		char *hargv[] = { argv[2], "--help", NULL };
+
+		if (argc > 3) {
+			fprintf(stderr, "hcbstrace: help: expected at most one command (latency, lateness, servers)\n");
+			return EXIT_ERROR;
+		}
+		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+			if (!strcmp(argv[2], cmds[i].name))
+				return cmds[i].fn(2, hargv);
+		fprintf(stderr, "hcbstrace: help: unknown command '%s' (accepted: latency, lateness, servers)\n",
+			argv[2]);
+		return EXIT_ERROR;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))

@@ -33,7 +33,7 @@ HCBS_HELP_DURATION
 HCBS_HELP_OUTPUT
 "Examples:\n"
 "  hcbstrace servers -d 10s\n"
-"  hcbstrace servers -c vbbu1 -c vbbu2 1 10\n"
+"  hcbstrace servers -c vbbu1 -c vbbu2 1s 10\n"
 "  hcbstrace servers --json -d 30s > servers.json\n";
 
 static const char *const tps[] = {
@@ -67,7 +67,7 @@ static int read_servers(int fd, const struct hcbs_opts *o, struct srv_table *t)
 			if (t->s[i].key.cgid == key.cgid && t->s[i].key.cpu == key.cpu)
 				break;
 		if (i == t->n) {
-			struct srv *ns = hcbs_reserve(t->s, t->n, &t->cap, sizeof(*ns), 64);
+			struct srv *ns = hcbs_grow(t->s, t->n, &t->cap, sizeof(*ns), 64);
 
 			if (!ns)
 				return -ENOMEM;
@@ -235,13 +235,15 @@ int cmd_servers(int argc, char **argv)
 	const char *reason = "interrupted";
 	int rc = EXIT_ERROR;
 
-	if (hcbs_init(&o, "servers", 0, help, argc, argv))
-		return EXIT_ERROR;
+	rc = hcbs_init(&o, "servers", 0, help, argc, argv);
+	if (rc)
+		return rc;
+	rc = EXIT_ERROR;
 	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
 		if (!hcbs_have_tracepoint(tps[i])) {
 			hcbs_err(&o, "this kernel has no HCBS tracepoints (sched:%s is missing): boot the hcbs kernel",
 				 tps[i]);
-			return EXIT_ERROR;
+			return EXIT_NOHCBS;
 		}
 
 	obj = servers_bpf__open();

@@ -34,11 +34,59 @@ check "--pid not for servers" 1 "--pid does not apply to servers" "$HCBSTRACE" s
 check "--csv not for latency" 1 "--csv does not apply to latency" "$HCBSTRACE" latency --csv x.csv
 check "bad --max-lateness" 1 "max-lateness 'x'" "$HCBSTRACE" lateness --max-lateness x
 check "deadline > period" 1 "--deadline must not exceed --period" "$HCBSTRACE" lateness --period 1ms --deadline 2ms
-check "missing cgroup" 1 "^hcbstrace: latency: cgroup /nonexistent/cg: " "$HCBSTRACE" latency -g /nonexistent/cg
-check "not a cgroup" 1 "is not a cgroup directory" "$HCBSTRACE" latency -g /tmp
-check "bad count" 1 "count '0'" "$HCBSTRACE" latency 1 0
-check "too many arguments" 1 "unexpected argument" "$HCBSTRACE" latency 1 2 3
+check "missing cgroup: exit 3 as hcbsctl" 3 "^hcbstrace: latency: cgroup /nonexistent/cg: " "$HCBSTRACE" latency -g /nonexistent/cg
+check "not a cgroup: exit 3 as hcbsctl" 3 "is not a cgroup directory" "$HCBSTRACE" latency -g /tmp
+check "bad count" 1 "count '0'" "$HCBSTRACE" latency 1s 0
+check "too many arguments" 1 "unexpected argument" "$HCBSTRACE" latency 1s 2 3
 check "long --comm" 1 "at most 15 characters" "$HCBSTRACE" lateness --comm abcdefghijklmnopq
 check "bad ringbuf size" 1 "power of two" "$HCBSTRACE" lateness --ringbuf-size 3000
+check "--version" 0 "^hcbstrace [0-9]" "$HCBSTRACE" --version
+check "help COMMAND is COMMAND --help" 0 "^Usage: hcbstrace lateness" "$HCBSTRACE" help lateness
+check "help of an unknown command" 1 "help: unknown command 'x'" "$HCBSTRACE" help x
+
+# Issue 18: one duration grammar (tools/lib), bounded, nothing rounds to 0.
+check "interval 2^64-1 ns refused (it used to spin forever)" 1 \
+	"interval: duration '18446744073709551615ns' is too large: at most 8760h" \
+	"$HCBSTRACE" latency -q 18446744073709551615ns
+check "-d 2^64-1 ns refused (end_ns overflowed: stopped at once)" 1 \
+	"--duration: duration '18446744073709551615ns' is too large" "$HCBSTRACE" latency -d 18446744073709551615ns
+check "-d 0.0000000001 (no unit) refused" 1 "has no unit" "$HCBSTRACE" latency -d 0.0000000001
+check "-d 0.0000000001s (rounds to 0) refused" 1 "not a whole number of nanoseconds" "$HCBSTRACE" latency -d 0.0000000001s
+check "-d 0s refused" 1 "must be more than 0" "$HCBSTRACE" latency -d 0s
+check "-d 0x2 refused" 1 "unknown unit 'x2'" "$HCBSTRACE" latency -d 0x2
+check "-d 1e1 refused" 1 "unknown unit 'e1'" "$HCBSTRACE" latency -d 1e1
+check "-d 10 refused as --period 10 is" 1 "duration '10' has no unit" "$HCBSTRACE" latency -d 10
+check "--period 10: the same message" 1 "--period: duration '10' has no unit" "$HCBSTRACE" lateness --period 10
+check "interval 1 (no unit) refused" 1 "interval: duration '1' has no unit" "$HCBSTRACE" servers 1
+check "-P to a missing path: exit 3 as hcbsctl" 3 "LXC path /nonexistent" "$HCBSTRACE" latency -P /nonexistent -c x
+# A cgroup v1 hierarchy of cpuset alone is not the cpu hierarchy.
+cpuset=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpuset(,|$)/ && $NF !~ /(^|,)cpu(,|$)/ { print $5; exit }' /proc/self/mountinfo)
+if [ -n "$cpuset" ]; then
+	check "-g $cpuset is not the cpu hierarchy: exit 3" 3 "cgroup v1 hierarchy with the cpu controller" \
+		"$HCBSTRACE" latency -g "$cpuset"
+else
+	n=$((n + 1)); echo "ok $n - -g on a cpuset-only v1 hierarchy # SKIP no such mount here"
+fi
+# SIGINT ends a run whose interval is long (where BPF can be loaded here).
+if "$HCBSTRACE" latency -q -d 100ms >/dev/null 2>&1; then
+	"$HCBSTRACE" latency -q 8760h >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	kill -INT $pid
+	for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 $pid 2>/dev/null || break; sleep 0.5; done
+	n=$((n + 1))
+	if kill -0 $pid 2>/dev/null; then
+		kill -KILL $pid
+		echo "not ok $n - SIGINT ends hcbstrace latency with an 8760h interval"
+		failed=$((failed + 1))
+	else
+		wait $pid
+		rc=$?
+		[ $rc = 0 ] && echo "ok $n - SIGINT ends hcbstrace latency with an 8760h interval" ||
+			{ echo "not ok $n - SIGINT: exit $rc"; failed=$((failed + 1)); }
+	fi
+else
+	n=$((n + 1)); echo "ok $n - SIGINT ends a long interval # SKIP cannot load BPF here (not root or no BTF)"
+fi
 echo "1..$n"
 [ $failed = 0 ]
