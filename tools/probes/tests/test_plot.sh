@@ -26,5 +26,21 @@ echo "x,y" >"$tmp/bad.csv"
 t "a CSV that is not from hcbstrace is refused in one line" \
 	'[ "$("$PLOT" "$tmp/bad.csv" "$tmp/d.png" 2>&1 | wc -l)" = 1 ] && ! [ -e "$tmp/d.png" ]'
 t "the output must be a .png" '! "$PLOT" "$tmp/a.csv" "$tmp/out.svg" 2>/dev/null'
+# Issue 18: a thread name with a comma, quoted by the writer, must not
+# shift the columns (awk -F, read the deadline as the lateness: 10 misses).
+{
+	head -1 "$tmp/a.csv"
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		echo "vbbu1,7,10,13,\"l,1\",$i,0,0,0,0,0,1000,1000,-0.$i,0,0,timer,0,0,0,0"
+		echo "vbbu1,7,10,14,\"q\"\"x\",$i,0,0,0,0,0,1000,1000,-0.$i,0,0,timer,0,0,0,0"
+	done
+} >"$tmp/comma.csv"
+t "a quoted name with a comma keeps its columns" \
+	'"$PLOT" "$tmp/comma.csv" "$tmp/e.png" >"$tmp/e.out" && grep -qx "l,1/13 (vbbu1): 10 jobs, 0 missed" "$tmp/e.out" &&
+	 grep -qx "q\"x/14 (vbbu1): 10 jobs, 0 missed" "$tmp/e.out" && [ -s "$tmp/e.png" ]'
+{ head -1 "$tmp/a.csv"; echo 'vbbu1,7,10,13,l,1,1,0,0,0,0,0,1000,1000,-0.1,0,0,timer,0,0,0,0'; } >"$tmp/shift.csv"
+t "a row with an unquoted comma is refused in one line" \
+	'[ "$("$PLOT" "$tmp/shift.csv" "$tmp/f.png" 2>&1 >/dev/null | wc -l)" = 1 ] &&
+	 "$PLOT" "$tmp/shift.csv" "$tmp/f.png" 2>&1 | grep -q "line 2: 22 fields, expected 21" && ! [ -e "$tmp/f.png" ]'
 echo "1..$n"
 exit $failed
