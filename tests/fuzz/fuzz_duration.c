@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: the duration grammar (hcbs_parse_duration,
+ * hcbs_parse_reservation) and its printer.  Properties: no crash or
+ * undefined behaviour; an error is a negative errno with a one-line
+ * message, whatever the size of the error buffer (the first byte picks
+ * it, so truncation is exercised); what parses prints back to a string
+ * that parses to the same value (hcbs_format_duration's "shortest exact
+ * form"); an accepted reservation has 0 < period and runtime <= period.
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "fuzz.h"
+#include "hcbs.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t errlen = size ? (data[0] % 64) + 1 : HCBS_ERRLEN;
+	char *s = fuzz_str(data + (size ? 1 : 0), size ? size - 1 : 0);
+	char *err = malloc(errlen), buf[64], buf2[64], res[160];
+	uint64_t ns, ns2, q, p, q2, p2;
+	int ret;
+
+	err[0] = '\0';
+	ret = hcbs_parse_duration(s, &ns, err, errlen);
+	if (ret) {
+		FUZZ_CHECK(ret < 0, "returned %d", ret);
+		fuzz_check_err(err, errlen);
+	} else {
+		hcbs_format_duration(ns, buf, sizeof(buf));
+		ret = hcbs_parse_duration(buf, &ns2, NULL, 0);
+		FUZZ_CHECK(!ret && ns2 == ns, "'%s' = %" PRIu64 " ns prints as '%s', which parses to %d/%" PRIu64,
+			   s, ns, buf, ret, ns2);
+	}
+
+	err[0] = '\0';
+	ret = hcbs_parse_reservation(s, &q, &p, err, errlen);
+	if (ret) {
+		FUZZ_CHECK(ret < 0, "returned %d", ret);
+		fuzz_check_err(err, errlen);
+	} else {
+		FUZZ_CHECK(p > 0 && q <= p, "'%s' accepted as %" PRIu64 "/%" PRIu64, s, q, p);
+		snprintf(res, sizeof(res), "%s/%s", hcbs_format_duration(q, buf, sizeof(buf)),
+			 hcbs_format_duration(p, buf2, sizeof(buf2)));
+		ret = hcbs_parse_reservation(res, &q2, &p2, NULL, 0);
+		FUZZ_CHECK(!ret && q2 == q && p2 == p, "'%s' prints as '%s', which parses to %d %" PRIu64 "/%" PRIu64,
+			   s, res, ret, q2, p2);
+	}
+	/* The printer never writes past a short buffer. */
+	if (size >= 9) {
+		uint64_t v;
+		char *small = malloc(1 + data[1] % 24);
+
+		memcpy(&v, data + 1, sizeof(v));
+		hcbs_format_duration(v, small, 1 + data[1] % 24);
+		FUZZ_CHECK(strnlen(small, 1 + data[1] % 24) < 1u + data[1] % 24u, "not terminated");
+		free(small);
+	}
+	free(err);
+	free(s);
+	return 0;
+}
