@@ -15,6 +15,8 @@
 #include "hcbs.h"
 #include "hcbs-rt.h"
 
+#define HCBS_CPU_NUM_MAX 65535
+
 int hcbs_parse_cpulist(const char *s, int *cpus, int max)
 {
 	const char *p = s;
@@ -24,13 +26,18 @@ int hcbs_parse_cpulist(const char *s, int *cpus, int max)
 		char *end;
 		long a = strtol(p, &end, 10), b = a;
 
-		if (end == p || a < 0)
+		/*
+		 * NR_CPUS is at most 8192: a larger number is no CPU, and a
+		 * range up to LONG_MAX overflowed i++ below (found by
+		 * tests/fuzz/fuzz_rt) or counted for ever.
+		 */
+		if (end == p || a < 0 || a > HCBS_CPU_NUM_MAX)
 			return -EINVAL;
 		if (*end == '-') {
 			const char *q = end + 1;
 
 			b = strtol(q, &end, 10);
-			if (end == q || b < a)
+			if (end == q || b < a || b > HCBS_CPU_NUM_MAX)
 				return -EINVAL;
 		}
 		for (long i = a; i <= b; i++) {
