@@ -28,25 +28,34 @@ static struct hcbs_taskset ts_of(const char *text)
 	return ts;
 }
 
+typedef unsigned __int128 u128;
+typedef __int128 i128;
+
 /*
- * Shin & Lee's own form: k = max(ceil((t - (Π - Θ)) / Π), 1);
- * sbf = t - (k + 1)(Π - Θ) if t in [(k + 1)Π - 2Θ, (k + 1)Π - Θ],
- * else (k - 1)Θ.  (The library uses the full-periods form.)
+ * Shin & Lee's own form, in 128 bits (no saturation anywhere): k =
+ * max(ceil((t - (Π - Θ)) / Π), 1); sbf = t - (k + 1)(Π - Θ) if t in
+ * [(k + 1)Π - 2Θ, (k + 1)Π - Θ], else (k - 1)Θ.  (The library uses the
+ * full-periods form.)
  */
-static uint64_t sbf_ref(int64_t q, int64_t p, int64_t t)
+static u128 sbf128(u128 q, u128 p, u128 t)
 {
-	int64_t k, lo, hi;
+	i128 k, lo, hi, Q = (i128)q, P = (i128)p, T = (i128)t;
 
 	if (q >= p)
-		return (uint64_t)t;
-	k = t - (p - q) <= 0 ? 1 : (t - (p - q) + p - 1) / p;
+		return t;
+	k = T - (P - Q) <= 0 ? 1 : (T - (P - Q) + P - 1) / P;
 	if (k < 1)
 		k = 1;
-	lo = (k + 1) * p - 2 * q;
-	hi = (k + 1) * p - q;
-	if (t >= lo && t <= hi)
-		return (uint64_t)(t - (k + 1) * (p - q));
-	return (uint64_t)((k - 1) * q);
+	lo = (k + 1) * P - 2 * Q;
+	hi = (k + 1) * P - Q;
+	if (T >= lo && T <= hi)
+		return (u128)(T - (k + 1) * (P - Q));
+	return (u128)((k - 1) * Q);
+}
+
+static uint64_t sbf_ref(int64_t q, int64_t p, int64_t t)
+{
+	return (uint64_t)sbf128((u128)q, (u128)p, (u128)t);
 }
 
 static void sbf_by_hand(void)
@@ -313,26 +322,6 @@ static void fp_against_reference(void)
 }
 
 /* ---- the extremes, against an independent computation in 128 bits ---- */
-
-typedef unsigned __int128 u128;
-typedef __int128 i128;
-
-/* Shin & Lee's form of sbf, in 128 bits: no saturation anywhere. */
-static u128 sbf128(u128 q, u128 p, u128 t)
-{
-	i128 k, lo, hi, Q = (i128)q, P = (i128)p, T = (i128)t;
-
-	if (q >= p)
-		return t;
-	k = T - (P - Q) <= 0 ? 1 : (T - (P - Q) + P - 1) / P;
-	if (k < 1)
-		k = 1;
-	lo = (k + 1) * P - 2 * Q;
-	hi = (k + 1) * P - Q;
-	if (T >= lo && T <= hi)
-		return (u128)(T - (k + 1) * (P - Q));
-	return (u128)((k - 1) * Q);
-}
 
 /* RM request bound in 128 bits (equal periods interfere both ways). */
 static u128 rbf128(const struct hcbs_taskset *ts, int i, u128 t)

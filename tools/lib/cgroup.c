@@ -144,6 +144,33 @@ static int split(char *line, char **f, int max)
 }
 
 /*
+ * Is this /proc/self/mountinfo @line a mount of the hierarchy asked for
+ * (cgroup2 when @v == 2, else cgroup v1 with the cpu controller itself)?
+ * Then *@root is the cgroup path of its root and *@mnt its mount point,
+ * both decoded, pointing into @line (which is split in place).
+ */
+static bool cgroup_mount_line(char *line, int v, char **root, char **mnt)
+{
+	char *f[64];
+	int n = split(line, f, 64), sep;
+
+	for (sep = 6; sep < n && strcmp(f[sep], "-"); sep++)
+		;
+	if (sep + 3 >= n)
+		return false;
+	if (v == 2 && strcmp(f[sep + 1], "cgroup2"))
+		return false;
+	if (v == 1 && (strcmp(f[sep + 1], "cgroup") ||
+		       !in_list(f[sep + 3], strlen(f[sep + 3]), "cpu")))
+		return false;
+	unescape(f[3]);
+	unescape(f[4]);
+	*root = f[3];
+	*mnt = f[4];
+	return true;
+}
+
+/*
  * Find, in @mountinfo, a mount of the hierarchy (cgroup2 when @v == 2, else a
  * cgroup v1 mount whose super options contain "cpu") whose root is a prefix
  * of @cgpath, and build the absolute path into @path.
@@ -158,33 +185,23 @@ static int map_to_mount(const char *mountinfo, const char *cgpath, int v,
 		return -ENOMEM;
 	for (line = strtok_r(copy, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char *f[64];
-		int n = split(line, f, 64), sep;
+		char *root, *mnt;
 		size_t rl;
 		const char *rest;
 
-		for (sep = 6; sep < n && strcmp(f[sep], "-"); sep++)
-			;
-		if (sep + 3 >= n)
+		if (!cgroup_mount_line(line, v, &root, &mnt))
 			continue;
-		if (v == 2 && strcmp(f[sep + 1], "cgroup2"))
-			continue;
-		if (v == 1 && (strcmp(f[sep + 1], "cgroup") ||
-			       !in_list(f[sep + 3], strlen(f[sep + 3]), "cpu")))
-			continue;
-		unescape(f[3]);
-		unescape(f[4]);
-		rl = strlen(f[3]);
-		if (!strcmp(f[3], "/"))
+		rl = strlen(root);
+		if (!strcmp(root, "/"))
 			rest = cgpath;
-		else if (!strncmp(cgpath, f[3], rl) &&
+		else if (!strncmp(cgpath, root, rl) &&
 			 (cgpath[rl] == '/' || cgpath[rl] == '\0'))
 			rest = cgpath + rl;
 		else
 			continue;
 		if (!strcmp(rest, "/"))
 			rest = "";
-		if ((size_t)snprintf(path, len, "%s%s", f[4], rest) >= len) {
+		if ((size_t)snprintf(path, len, "%s%s", mnt, rest) >= len) {
 			ret = -ENAMETOOLONG;
 			break;
 		}
@@ -273,31 +290,21 @@ int hcbs_cgroup_mount_resolve(const char *mountinfo, const char *path, int versi
 		return -ENOMEM;
 	for (line = strtok_r(copy, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char *f[64];
-		int n = split(line, f, 64), sep;
+		char *mroot, *mpoint;
 		size_t l;
 
-		for (sep = 6; sep < n && strcmp(f[sep], "-"); sep++)
-			;
-		if (sep + 3 >= n)
+		if (!cgroup_mount_line(line, version, &mroot, &mpoint))
 			continue;
-		if (version == 2 && strcmp(f[sep + 1], "cgroup2"))
-			continue;
-		if (version == 1 && (strcmp(f[sep + 1], "cgroup") ||
-				     !in_list(f[sep + 3], strlen(f[sep + 3]), "cpu")))
-			continue;
-		unescape(f[3]);
-		unescape(f[4]);
-		l = strlen(f[4]);
+		l = strlen(mpoint);
 		/* The mount point is @path or one of its ancestors. */
-		if (strcmp(f[4], "/") &&
-		    (strncmp(path, f[4], l) || (path[l] != '/' && path[l] != '\0')))
+		if (strcmp(mpoint, "/") &&
+		    (strncmp(path, mpoint, l) || (path[l] != '/' && path[l] != '\0')))
 			continue;
 		/* Longest wins; of equals the last (it covers the others). */
 		if (ret == 0 && l < best)
 			continue;
-		if ((size_t)snprintf(mnt, mlen, "%s", f[4]) >= mlen ||
-		    (size_t)snprintf(root, rlen, "%s", f[3]) >= rlen) {
+		if ((size_t)snprintf(mnt, mlen, "%s", mpoint) >= mlen ||
+		    (size_t)snprintf(root, rlen, "%s", mroot) >= rlen) {
 			ret = -ENAMETOOLONG;
 			break;
 		}
