@@ -125,13 +125,13 @@ static int mkdir_p(const char *dir)
 static int inner_components(void)
 {
 	const char *cfg = getenv("LXC_CONFIG_FILE");
-	char line[4096];
+	char *text = NULL, *save = NULL, *line;
 	int n = 0;
-	FILE *f;
 
-	if (!cfg || !(f = fopen(cfg, "re")))
+	/* Bounded, text only: a config that never ends cannot hang the start. */
+	if (!cfg || hcbs_read_text(cfg, &text, NULL, 0))
 		return 0;
-	while (fgets(line, sizeof(line), f)) {
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *p = line, *v;
 
 		while (*p == ' ' || *p == '\t')
@@ -145,11 +145,11 @@ static int inner_components(void)
 			continue;
 		n = 0;
 		for (v = p + 1; *v; v++)
-			if (*v != '/' && *v != ' ' && *v != '\t' && *v != '\n' &&
+			if (*v != '/' && *v != ' ' && *v != '\t' &&
 			    (v == p + 1 || v[-1] == '/' || v[-1] == ' ' || v[-1] == '\t'))
 				n++;
 	}
-	fclose(f);
+	free(text);
 	return n;
 }
 

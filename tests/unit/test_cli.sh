@@ -323,6 +323,9 @@ if ! ls /sys/fs/cgroup/cpu.rt.max /sys/fs/cgroup/*/cpu.rt.max /sys/fs/cgroup/*/c
 	run 4 env LXC_PID=$$ LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 $WRAP "$HOOK" --reserve 8ms/18ms &&
 		grep -q 'kernel without HCBS' "$T/err"
 	ok $? "hook start-host on a kernel without HCBS aborts (exit 4): $(cat "$T/err")"
+	run 4 timeout 20 env LXC_CONFIG_FILE=/dev/zero LXC_PID=$$ LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host \
+		LXC_NAME=c1 $WRAP "$HOOK" --reserve 8ms/18ms
+	ok $? "hook: a container config of /dev/zero is read bounded, not for ever (exit 4, not a hang)"
 fi
 # stop: releases what start-host recorded (state file keyed by the config path)
 mkdir -p "$ST"
