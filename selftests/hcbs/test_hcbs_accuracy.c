@@ -208,6 +208,37 @@ TEST_F_TIMEOUT(sched, subgroup_covered, 60)
 }
 
 /*
+ * A reserved child that held all of its parent's bandwidth goes back to
+ * "max": its running hog must move into the parent's reservation, which
+ * gets its runtime back before the move (else the hog lands on the root
+ * rt_rq below the root FIFO hog, and stays there as it never sleeps).
+ */
+TEST_F_TIMEOUT(sched, unreserve_into_parent, 60)
+{
+	unsigned int window_ms = hcbs_window_ms(3000);
+	char ct[PATHLEN], c[PATHLEN];
+	double share;
+	pid_t pid;
+
+	hcbs_group(_metadata, &self->env, "ct", 30000, 100000, ct, sizeof(ct));
+	ASSERT_EQ(0, hcbs_cg_write(ct, "cgroup.subtree_control", "+cpu"));
+	ASSERT_EQ(0, hcbs_cg_path(c, sizeof(c), ct, "c"));
+	ASSERT_EQ(0, hcbs_cg_create(c));
+	ASSERT_EQ(0, hcbs_set_rt_max(c, 30000, 100000));
+	pid = hcbs_hog(_metadata, &self->env, c, HCBS_LOAD_CPU, SCHED_FIFO,
+		       HCBS_PRIO_GROUP)->pid;
+	hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
+		 HCBS_PRIO_ROOT_HOG);
+	hcbs_sleep_ms(300);
+	ASSERT_EQ(0, hcbs_cg_write(c, "cpu.rt.max", "max"));
+	hcbs_sleep_ms(300);
+	hcbs_note("window %u ms: hog in ct/c, c from 30/100 ms (all of ct's) to max, root FIFO %d hog",
+		  window_ms, HCBS_PRIO_ROOT_HOG);
+	ASSERT_EQ(0, hcbs_measure_shares(&pid, 1, window_ms, &share));
+	hcbs_check_share(_metadata, "child back to max, in ct's 30/100", share, 0.3, TOL);
+}
+
+/*
  * Group @g at 10/100 ms with a FIFO hog (its pid is returned) on the load
  * CPU, beside a root FIFO hog, settled.
  */

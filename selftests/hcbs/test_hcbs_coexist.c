@@ -363,6 +363,7 @@ struct pi_shm {
 	uint64_t wait_ns;	/* how long the waiter waited for m */
 	uint64_t work_ns;	/* what the owner runs (thread CPU time) holding m */
 	unsigned int timeout_s;	/* the waiter's */
+	int short_err;		/* pi_waiter_short()'s pthread_mutex_timedlock() */
 };
 
 static void pi_owner(struct pi_shm *shm)
@@ -402,6 +403,24 @@ static void pi_waiter(struct pi_shm *shm)
 	err = pthread_mutex_timedlock(&shm->m, &ts);
 	shm->wait_ns = hcbs_now_ns() - t0;
 	shm->lock_err = err;
+	if (!err)
+		pthread_mutex_unlock(&shm->m);
+}
+
+/* A waiter that gives up after 150 ms, while the owner still holds m. */
+static void pi_waiter_short(struct pi_shm *shm)
+{
+	struct timespec ts;
+	int err;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 150 * HCBS_NSEC_PER_MSEC;
+	ts.tv_sec += ts.tv_nsec / HCBS_NSEC_PER_SEC;
+	ts.tv_nsec %= HCBS_NSEC_PER_SEC;
+	if (write(shm->go_fd[1], "g", 1) != 1)
+		_exit(1);
+	err = pthread_mutex_timedlock(&shm->m, &ts);
+	shm->short_err = err;
 	if (!err)
 		pthread_mutex_unlock(&shm->m);
 }
@@ -560,6 +579,79 @@ TEST_F_TIMEOUT(coexist, pi_bandwidth_inheritance, 60)
 	/* The owner's 40 ms while boosted go to the waiter's reservation. */
 	EXPECT_GE(ub1 - ub0, 30000);
 	EXPECT_LT(ua1 - ua0, 10000);
+	pi_shm_free(shm);
+}
+
+/*
+ * A policy change that leaves a boosted task's effective priority alone
+ * requeues it without DEQUEUE_MOVE: it stays on its runqueue's list.  The
+ * owner of a FIFO 20 waiter's mutex (FIFO 10, in another group, running in
+ * the waiter's server) set to FIFO 20, then back to FIFO 10, while it holds
+ * the mutex: the kernel must neither count it on one runqueue while it is
+ * listed on another (a BUG in pick_next_rt_entity() before the fix) nor
+ * lose it; it then releases the mutex at equal priority (deboost without
+ * DEQUEUE_MOVE) and leaves the waiter's server for its own.
+ */
+TEST_F_TIMEOUT(coexist, pi_setscheduler_equal_prio, 60)
+{
+	struct pi_shm *shm = pi_shm_new(_metadata, 300 * HCBS_NSEC_PER_MSEC, 8);
+	char a[PATHLEN], b[PATHLEN];
+	pid_t owner, waiter;
+	int err;
+
+	hcbs_group(_metadata, &self->env, "a", 30000, 100000, a, sizeof(a));
+	hcbs_group(_metadata, &self->env, "b", 40000, 100000, b, sizeof(b));
+	owner = pi_process(_metadata, shm, pi_owner, a, SCHED_FIFO, 10);
+	pi_wait_locked(_metadata, shm);
+	waiter = pi_process(_metadata, shm, pi_waiter, b, SCHED_FIFO, 20);
+	/* The owner sleeps 5 ms after the waiter's word, then works. */
+	hcbs_sleep_ms(50);
+	err = hcbs_set_policy(owner, SCHED_FIFO, 20);
+	EXPECT_EQ(0, err) TH_LOG("owner to FIFO 20: %s", errname(err));
+	hcbs_sleep_ms(50);
+	err = hcbs_set_policy(owner, SCHED_FIFO, 10);
+	EXPECT_EQ(0, err) TH_LOG("owner back to FIFO 10: %s", errname(err));
+	hcbs_sleep_ms(50);
+	err = hcbs_set_policy(owner, SCHED_FIFO, 20);
+	EXPECT_EQ(0, err) TH_LOG("owner to FIFO 20 again: %s", errname(err));
+	pi_wait(_metadata, waiter);
+	pi_release_owner(_metadata, shm, owner);
+	hcbs_note("FIFO 20 waiter in 40/100 ms, owner in 30/100 ms moved between FIFO 10 and 20 while boosted, 300 ms of CPU: %s after %.3f s",
+		  shm->lock_err ? strerror(shm->lock_err) : "acquired", shm->wait_ns / 1e9);
+	EXPECT_EQ(0, shm->lock_err);
+	pi_shm_free(shm);
+}
+
+/*
+ * Two FIFO 20 waiters of two groups on one mutex; the first gives up after
+ * 150 ms, so the owner's top waiter changes at equal priority and the owner
+ * goes from the first waiter's server to the second's by a requeue without
+ * DEQUEUE_MOVE (rt_mutex_setprio()).  The second waiter must still get the
+ * mutex, and the kernel must not corrupt the runqueues (it hit the BUG in
+ * pick_next_rt_entity() before the fix).
+ */
+TEST_F_TIMEOUT(coexist, pi_top_waiter_changes_group, 60)
+{
+	struct pi_shm *shm = pi_shm_new(_metadata, 200 * HCBS_NSEC_PER_MSEC, 8);
+	char a[PATHLEN], b[PATHLEN], c[PATHLEN];
+	pid_t owner, w1, w2;
+
+	hcbs_group(_metadata, &self->env, "a", 30000, 100000, a, sizeof(a));
+	hcbs_group(_metadata, &self->env, "b", 20000, 100000, b, sizeof(b));
+	hcbs_group(_metadata, &self->env, "c", 20000, 100000, c, sizeof(c));
+	owner = pi_process(_metadata, shm, pi_owner, a, SCHED_FIFO, 10);
+	pi_wait_locked(_metadata, shm);
+	w1 = pi_process(_metadata, shm, pi_waiter_short, b, SCHED_FIFO, 20);
+	hcbs_sleep_ms(20);
+	w2 = pi_process(_metadata, shm, pi_waiter, c, SCHED_FIFO, 20);
+	pi_wait(_metadata, w1);
+	pi_wait(_metadata, w2);
+	pi_release_owner(_metadata, shm, owner);
+	hcbs_note("owner in 30/100 ms (FIFO 10, 200 ms of CPU), FIFO 20 waiters in two 20/100 ms groups: first %s, second %s after %.3f s",
+		  shm->short_err ? strerror(shm->short_err) : "acquired",
+		  shm->lock_err ? strerror(shm->lock_err) : "acquired", shm->wait_ns / 1e9);
+	EXPECT_EQ(ETIMEDOUT, shm->short_err);
+	EXPECT_EQ(0, shm->lock_err);
 	pi_shm_free(shm);
 }
 
