@@ -14,6 +14,7 @@
  */
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kselftest_harness.h"
@@ -308,6 +309,53 @@ TEST_F_TIMEOUT(sched, rewrite_keeps_budget, 60)
 	hcbs_note("%u writes of cpu.rt.max (9990 or 10000 / 100000 us) in %u ms", writes,
 		  window_ms);
 	hcbs_check_share(_metadata, "group ~10/100 while rewritten", share, 0.1, TOL);
+}
+
+/* procs_running of /proc/stat: the sum of the CPUs' nr_running, or -1. */
+static long procs_running(void)
+{
+	char buf[8192], *p;
+
+	if (hcbs_read_file("/proc/stat", buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "\nprocs_running ");
+	return p ? strtol(p + 15, NULL, 10) : -1;
+}
+
+/*
+ * A task on a throttled server cannot run, so it must not count in its
+ * CPU's nr_running (idle_cpu(), load balancing and CPU hotplug read it).
+ * A FIFO hog in a 5/100 ms group, alone on the load CPU: sampled through
+ * /proc/stat's procs_running from the control CPU, it may count at most
+ * while its server runs (5% of the time, plus sampling slack), not always.
+ */
+TEST_F_TIMEOUT(sched, throttled_not_running, 60)
+{
+	unsigned int samples = 0, counted = 0, window_ms = hcbs_window_ms(2000);
+	long lowest = -1, n;
+	uint64_t end;
+	char g[PATHLEN];
+
+	ASSERT_GE(procs_running(), 1);
+	hcbs_group(_metadata, &self->env, "g", 5000, 100000, g, sizeof(g));
+	hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO, HCBS_PRIO_GROUP);
+	hcbs_sleep_ms(300);
+	end = hcbs_now_ns() + window_ms * HCBS_NSEC_PER_MSEC;
+	while (hcbs_now_ns() < end) {
+		n = procs_running();
+		ASSERT_GE(n, 1);
+		/* The reader itself always runs; anything above it is the hog. */
+		if (lowest < 0 || n < lowest)
+			lowest = n;
+		samples++;
+		if (n > 1)
+			counted++;
+		hcbs_sleep_ms(1);
+	}
+	hcbs_note("5/100 ms group's hog counted in procs_running in %u of %u samples (%.3f; its server can run 0.05 of the time; allowed < 0.30), lowest reading %ld",
+		  counted, samples, (double)counted / samples, lowest);
+	ASSERT_GE(samples, 100);
+	EXPECT_LT((double)counted / samples, 0.30);
 }
 
 /*

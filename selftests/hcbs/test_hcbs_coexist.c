@@ -429,9 +429,9 @@ static void pi_waiter_short(struct pi_shm *shm)
  * Fork a process that runs @fn(@shm) once it is on @cpu, in @cg (NULL: the
  * root's group) and has @policy/@prio; it dies with us.
  */
-static pid_t pi_process(struct __test_metadata *_metadata, struct pi_shm *shm,
-			void (*fn)(struct pi_shm *), const char *cg, int policy,
-			int prio)
+static pid_t pi_process_on(struct __test_metadata *_metadata, struct pi_shm *shm,
+			   void (*fn)(struct pi_shm *), const char *cg, int policy,
+			   int prio, int cpu)
 {
 	pid_t parent = getpid(), pid;
 	int pfd[2], err;
@@ -450,7 +450,7 @@ static pid_t pi_process(struct __test_metadata *_metadata, struct pi_shm *shm,
 		_exit(0);
 	}
 	close(pfd[0]);
-	ASSERT_EQ(0, hcbs_pin_cpu(pid, HCBS_LOAD_CPU));
+	ASSERT_EQ(0, hcbs_pin_cpu(pid, cpu));
 	if (cg)
 		ASSERT_EQ(0, hcbs_cg_attach(cg, pid));
 	err = hcbs_set_policy(pid, policy, prio);
@@ -458,6 +458,14 @@ static pid_t pi_process(struct __test_metadata *_metadata, struct pi_shm *shm,
 	ASSERT_EQ(1, write(pfd[1], &c, 1));
 	close(pfd[1]);
 	return pid;
+}
+
+/* pi_process_on() the load CPU. */
+static pid_t pi_process(struct __test_metadata *_metadata, struct pi_shm *shm,
+			void (*fn)(struct pi_shm *), const char *cg, int policy,
+			int prio)
+{
+	return pi_process_on(_metadata, shm, fn, cg, policy, prio, HCBS_LOAD_CPU);
 }
 
 static struct pi_shm *pi_shm_new(struct __test_metadata *_metadata,
@@ -627,8 +635,13 @@ TEST_F_TIMEOUT(coexist, pi_setscheduler_equal_prio, 60)
  * 150 ms, so the owner's top waiter changes at equal priority and the owner
  * goes from the first waiter's server to the second's by a requeue without
  * DEQUEUE_MOVE (rt_mutex_setprio()).  The second waiter must still get the
- * mutex, and the kernel must not corrupt the runqueues (it hit the BUG in
- * pick_next_rt_entity() before the fix).
+ * mutex, the first must time out, and the kernel must not corrupt the
+ * runqueues (pi_setscheduler_equal_prio shows the BUG that such a requeue
+ * hit before it switched runqueues properly).  The waiters wait on the control
+ * CPU: on the owner's, the first could not run to take itself off the
+ * mutex's wait list when it times out, as the owner it boosts runs at its
+ * priority in its own server and never yields.  Across CPUs, the owner
+ * runs in the server of its waiter's group on its own CPU.
  */
 TEST_F_TIMEOUT(coexist, pi_top_waiter_changes_group, 60)
 {
@@ -641,9 +654,11 @@ TEST_F_TIMEOUT(coexist, pi_top_waiter_changes_group, 60)
 	hcbs_group(_metadata, &self->env, "c", 20000, 100000, c, sizeof(c));
 	owner = pi_process(_metadata, shm, pi_owner, a, SCHED_FIFO, 10);
 	pi_wait_locked(_metadata, shm);
-	w1 = pi_process(_metadata, shm, pi_waiter_short, b, SCHED_FIFO, 20);
+	w1 = pi_process_on(_metadata, shm, pi_waiter_short, b, SCHED_FIFO, 20,
+			   HCBS_CTL_CPU);
 	hcbs_sleep_ms(20);
-	w2 = pi_process(_metadata, shm, pi_waiter, c, SCHED_FIFO, 20);
+	w2 = pi_process_on(_metadata, shm, pi_waiter, c, SCHED_FIFO, 20,
+			   HCBS_CTL_CPU);
 	pi_wait(_metadata, w1);
 	pi_wait(_metadata, w2);
 	pi_release_owner(_metadata, shm, owner);

@@ -174,4 +174,63 @@ TEST_F_TIMEOUT(hotplug, cycle_while_throttled, 180)
 	}
 }
 
+/*
+ * A CPU may go offline only if what is admitted still fits on the CPUs
+ * left: deadline tasks, the fair servers of the CPUs left and the groups'
+ * reservations on each of them.  A 40/100 ms group and a deadline task
+ * that fit on two CPUs but not on one: offlining CPU 1 must fail with
+ * EBUSY (upstream's "sched/deadline: Check bandwidth overflow earlier for
+ * hotplug", carried in the series); with a smaller task that fits beside
+ * the fair server of the CPU left, it succeeds.
+ */
+TEST_F_TIMEOUT(hotplug, refused_when_overbooked, 60)
+{
+	struct hcbs_hog_spec spec = {
+		.cpu = -1, .policy = SCHED_OTHER, .sleeper = true,
+	};
+	double global = hcbs_rt_global_bw(), fair = hcbs_fair_server_bw(0);
+	double group = 0.4, lo, hi, dl_bw;
+	const uint64_t period = 100 * HCBS_NSEC_PER_MSEC;
+	const char *step = "";
+	struct hcbs_hog *dl;
+	char g[PATHLEN];
+	int err;
+
+	ASSERT_EQ(2, hcbs_nr_cpus()) TH_LOG("the bandwidth figures assume 2 CPUs");
+	/* Fits on two CPUs: dl + 2 (fair + group) <= 2 global; not on one. */
+	lo = global - fair - group;
+	hi = 2 * (global - fair - group);
+	dl_bw = (lo + hi) / 2;
+	hcbs_note("global %.4f, fair server %.4f, group %.2f per CPU: a deadline task of %.4f fits on 2 CPUs (<= %.4f), not on 1 (> %.4f)",
+		  global, fair, group, dl_bw, hi, lo);
+	ASSERT_GT(lo, fair);
+
+	hcbs_group(_metadata, &self->env, "g", 40000, 100000, g, sizeof(g));
+	dl = hcbs_env_hog(&self->env, &spec, &err, &step);
+	ASSERT_NE(NULL, dl) TH_LOG("sleeper: %s: %s", step, strerror(-err));
+	err = hcbs_set_deadline(dl->pid, (uint64_t)(dl_bw * period), period, period);
+	ASSERT_EQ(0, err) TH_LOG("SCHED_DEADLINE %.4f: %s", dl_bw, strerror(-err));
+
+	err = cpu_set_online(HCBS_LOAD_CPU, false);
+	hcbs_note("offline CPU %d with the group and the %.4f deadline task admitted: %s",
+		  HCBS_LOAD_CPU, dl_bw, err ? strerror(-err) : "accepted");
+	EXPECT_EQ(-EBUSY, err);
+	EXPECT_EQ(1, cpu_is_online(HCBS_LOAD_CPU));
+
+	/*
+	 * Fits on the CPU left only without the outgoing CPU's fair server,
+	 * which has nothing left to serve there ("sched/deadline: Correctly
+	 * account for allocated bandwidth during hotplug"): 6.12 refused it.
+	 */
+	dl_bw = lo - fair / 2;
+	err = hcbs_set_deadline(dl->pid, (uint64_t)(dl_bw * period), period, period);
+	ASSERT_EQ(0, err) TH_LOG("SCHED_DEADLINE %.4f: %s", dl_bw, strerror(-err));
+	err = cpu_set_online(HCBS_LOAD_CPU, false);
+	hcbs_note("offline CPU %d with a %.4f deadline task instead (fits beside one fair server, not two): %s",
+		  HCBS_LOAD_CPU, dl_bw, err ? strerror(-err) : "accepted");
+	EXPECT_EQ(0, err);
+	if (!err)
+		ASSERT_EQ(0, cpu_set_online(HCBS_LOAD_CPU, true));
+}
+
 HCBS_TEST_MAIN
