@@ -311,6 +311,86 @@ TEST_F_TIMEOUT(sched, rewrite_keeps_budget, 60)
 	hcbs_check_share(_metadata, "group ~10/100 while rewritten", share, 0.1, TOL);
 }
 
+/*
+ * Global fixed priority inside a reservation: a group's servers on two
+ * CPUs serve its unpinned tasks together.  One unpinned FIFO hog in a
+ * 30/100 ms group runs on whichever server has budget, 0.60 of a CPU in
+ * all; pinned, it gets its CPU's 0.30 (partitioned, as before).
+ */
+TEST_F_TIMEOUT(sched, global_one_hog, 60)
+{
+	unsigned int window_ms = hcbs_window_ms(3000);
+	char g[PATHLEN];
+	double share;
+	pid_t pid;
+
+	hcbs_group(_metadata, &self->env, "g", 30000, 100000, g, sizeof(g));
+	pid = hcbs_hog(_metadata, &self->env, g, -1, SCHED_FIFO, HCBS_PRIO_GROUP)->pid;
+	hcbs_sleep_ms(300);
+	hcbs_note("window %u ms: one unpinned FIFO hog in a 30/100 ms group, 2 CPUs", window_ms);
+	ASSERT_EQ(0, hcbs_measure_shares(&pid, 1, window_ms, &share));
+	hcbs_check_share(_metadata, "unpinned hog, 30/100 on 2 CPUs", share, 0.6, 2 * TOL);
+
+	ASSERT_EQ(0, hcbs_pin_cpu(pid, HCBS_LOAD_CPU));
+	hcbs_sleep_ms(300);
+	ASSERT_EQ(0, hcbs_measure_shares(&pid, 1, window_ms, &share));
+	hcbs_check_share(_metadata, "the same hog pinned to CPU 1", share, 0.3, TOL);
+}
+
+/* Two unpinned hogs of one 30/100 ms group share its 0.60 of two CPUs. */
+TEST_F_TIMEOUT(sched, global_two_hogs, 60)
+{
+	unsigned int window_ms = hcbs_window_ms(3000);
+	double share[2];
+	char g[PATHLEN];
+	pid_t pids[2];
+	int i;
+
+	hcbs_group(_metadata, &self->env, "g", 30000, 100000, g, sizeof(g));
+	for (i = 0; i < 2; i++)
+		pids[i] = hcbs_hog(_metadata, &self->env, g, -1, SCHED_FIFO,
+				   HCBS_PRIO_GROUP)->pid;
+	hcbs_sleep_ms(300);
+	hcbs_note("window %u ms: two unpinned FIFO %d hogs in a 30/100 ms group, 2 CPUs",
+		  window_ms, HCBS_PRIO_GROUP);
+	ASSERT_EQ(0, hcbs_measure_shares(pids, 2, window_ms, share));
+	hcbs_note("hogs: %.4f and %.4f", share[0], share[1]);
+	hcbs_check_share(_metadata, "two unpinned hogs together", share[0] + share[1],
+			 0.6, 2 * TOL);
+}
+
+/*
+ * Three hogs at FIFO 30, 20 and 10 started on CPU 1, then let free: the
+ * two most urgent run on the group's two servers whenever they have
+ * budget (0.60 of a CPU together), the least urgent gets (almost) nothing.
+ * The allowance of 0.03 is for the moments a server has budget while the
+ * other is throttled and the two urgent tasks are both on the throttled
+ * one's CPU, before a pull moves one of them.
+ */
+TEST_F_TIMEOUT(sched, global_priorities, 60)
+{
+	unsigned int window_ms = hcbs_window_ms(3000);
+	static const int prio[3] = { 30, 20, 10 };
+	double share[3];
+	char g[PATHLEN];
+	pid_t pids[3];
+	int i;
+
+	hcbs_group(_metadata, &self->env, "g", 30000, 100000, g, sizeof(g));
+	for (i = 0; i < 3; i++)
+		pids[i] = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO,
+				   prio[i])->pid;
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, hcbs_unpin(pids[i]));
+	hcbs_sleep_ms(300);
+	hcbs_note("window %u ms: FIFO 30, 20 and 10 hogs in a 30/100 ms group, started on CPU %d, unpinned",
+		  window_ms, HCBS_LOAD_CPU);
+	ASSERT_EQ(0, hcbs_measure_shares(pids, 3, window_ms, share));
+	hcbs_note("FIFO 30 %.4f, FIFO 20 %.4f, FIFO 10 %.4f", share[0], share[1], share[2]);
+	hcbs_check_share(_metadata, "FIFO 30 and 20 together", share[0] + share[1], 0.6, 0.03);
+	EXPECT_LE(share[2], 0.03) TH_LOG("FIFO 10 got %.4f beside two more urgent tasks", share[2]);
+}
+
 /* procs_running of /proc/stat: the sum of the CPUs' nr_running, or -1. */
 static long procs_running(void)
 {
