@@ -34,10 +34,10 @@ ok $? "list: c1 RUNNING 8ms/18ms 0.444"
 diag <"$OUT"
 run 0 H --json list && valid_json
 ok $? "list --json is schema-valid"
-run 0 H free && grep -q 'reserved:' "$OUT"
+run 0 "$HCBSCTL" free && grep -q 'reserved:' "$OUT"
 ok $? "free"
 diag <"$OUT"
-run 0 H --json free && valid_json
+run 0 "$HCBSCTL" --json free && valid_json
 ok $? "free --json is schema-valid"
 
 # --- a SCHED_FIFO hog inside the container gets Q/P --------------------------
