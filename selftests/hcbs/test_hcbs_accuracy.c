@@ -363,15 +363,17 @@ TEST_F_TIMEOUT(sched, global_two_hogs, 60)
  * Three hogs at FIFO 30, 20 and 10 started on CPU 1, then let free: the
  * two most urgent run on the group's two servers whenever they have
  * budget (0.60 of a CPU together), the least urgent gets (almost) nothing.
- * The allowance of 0.03 is for the moments a server has budget while the
- * other is throttled and the two urgent tasks are both on the throttled
- * one's CPU, before a pull moves one of them.
+ * The allowance of 0.03 is for the moments between a server getting budget
+ * or a task being pushed and the other CPU rescheduling (an IPI): the
+ * least urgent task runs there meanwhile.  Under TCG an IPI to a busy vCPU
+ * takes up to milliseconds, and a period here has about four moves: the
+ * allowance is 0.06 there, for emulation only.
  */
 TEST_F_TIMEOUT(sched, global_priorities, 60)
 {
 	unsigned int window_ms = hcbs_window_ms(3000);
 	static const int prio[3] = { 30, 20, 10 };
-	double share[3];
+	double share[3], slack = 0.03;
 	char g[PATHLEN];
 	pid_t pids[3];
 	int i;
@@ -387,8 +389,13 @@ TEST_F_TIMEOUT(sched, global_priorities, 60)
 		  window_ms, HCBS_LOAD_CPU);
 	ASSERT_EQ(0, hcbs_measure_shares(pids, 3, window_ms, share));
 	hcbs_note("FIFO 30 %.4f, FIFO 20 %.4f, FIFO 10 %.4f", share[0], share[1], share[2]);
-	hcbs_check_share(_metadata, "FIFO 30 and 20 together", share[0] + share[1], 0.6, 0.03);
-	EXPECT_LE(share[2], 0.03) TH_LOG("FIFO 10 got %.4f beside two more urgent tasks", share[2]);
+	if (hcbs_machine_slow()) {
+		slack = 0.06;
+		hcbs_note("allowance %.2f instead of 0.03: emulated machine (TCG), where a reschedule IPI to the other vCPU can take milliseconds",
+			  slack);
+	}
+	hcbs_check_share(_metadata, "FIFO 30 and 20 together", share[0] + share[1], 0.6, slack);
+	EXPECT_LE(share[2], slack) TH_LOG("FIFO 10 got %.4f beside two more urgent tasks", share[2]);
 }
 
 /* procs_running of /proc/stat: the sum of the CPUs' nr_running, or -1. */
