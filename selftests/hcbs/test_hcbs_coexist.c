@@ -364,6 +364,10 @@ struct pi_shm {
 	uint64_t work_ns;	/* what the owner runs (thread CPU time) holding m */
 	unsigned int timeout_s;	/* the waiter's */
 	int short_err;		/* pi_waiter_short()'s pthread_mutex_timedlock() */
+	pthread_mutex_t m2;	/* a second PI mutex, for chains */
+	int locked2;		/* pi_chain_mid() holds m2 */
+	int chain_err;		/* pi_chain_top()'s pthread_mutex_timedlock() */
+	uint64_t chain_wait_ns;	/* how long pi_chain_top() waited for m2 */
 };
 
 static void pi_owner(struct pi_shm *shm)
@@ -425,6 +429,39 @@ static void pi_waiter_short(struct pi_shm *shm)
 		pthread_mutex_unlock(&shm->m);
 }
 
+/* The middle of a chain: holds m2, then waits for m (held by pi_owner()). */
+static void pi_chain_mid(struct pi_shm *shm)
+{
+	struct timespec ts;
+
+	if (pthread_mutex_lock(&shm->m2))
+		_exit(1);
+	__atomic_store_n(&shm->locked2, 1, __ATOMIC_RELEASE);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += shm->timeout_s;
+	if (write(shm->go_fd[1], "g", 1) != 1)
+		_exit(1);
+	if (pthread_mutex_timedlock(&shm->m, &ts))
+		_exit(1);
+	pthread_mutex_unlock(&shm->m);
+	pthread_mutex_unlock(&shm->m2);
+}
+
+/* The top of a chain: waits for m2, held by pi_chain_mid(). */
+static void pi_chain_top(struct pi_shm *shm)
+{
+	struct timespec ts;
+	uint64_t t0;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += shm->timeout_s;
+	t0 = hcbs_now_ns();
+	shm->chain_err = pthread_mutex_timedlock(&shm->m2, &ts);
+	shm->chain_wait_ns = hcbs_now_ns() - t0;
+	if (!shm->chain_err)
+		pthread_mutex_unlock(&shm->m2);
+}
+
 /*
  * Fork a process that runs @fn(@shm) once it is on @cpu, in @cg (NULL: the
  * root's group) and has @policy/@prio; it dies with us.
@@ -481,6 +518,7 @@ static struct pi_shm *pi_shm_new(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED));
 	ASSERT_EQ(0, pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT));
 	ASSERT_EQ(0, pthread_mutex_init(&shm->m, &ma));
+	ASSERT_EQ(0, pthread_mutex_init(&shm->m2, &ma));
 	pthread_mutexattr_destroy(&ma);
 	ASSERT_EQ(0, pipe(shm->go_fd));
 	shm->work_ns = work_ns;
@@ -667,6 +705,42 @@ TEST_F_TIMEOUT(coexist, pi_top_waiter_changes_group, 60)
 		  shm->lock_err ? strerror(shm->lock_err) : "acquired", shm->wait_ns / 1e9);
 	EXPECT_EQ(ETIMEDOUT, shm->short_err);
 	EXPECT_EQ(0, shm->lock_err);
+	pi_shm_free(shm);
+}
+
+/*
+ * A chain across groups and CPUs: T1 (FIFO 10, 2/100 ms group, CPU 1)
+ * holds m; T2 (FIFO 15, 40/100 ms group, CPU 0) holds m2 and waits for m;
+ * T3 (FIFO 20, third group, CPU 1) waits for m2.  T1 inherits FIFO 20
+ * through T2 and runs in T2's group's server on its own CPU: its 300 ms of
+ * work take under a second there, 15 s in its own budget.
+ */
+TEST_F_TIMEOUT(coexist, pi_chain_across_groups_and_cpus, 60)
+{
+	struct pi_shm *shm = pi_shm_new(_metadata, 300 * HCBS_NSEC_PER_MSEC, 20);
+	char a[PATHLEN], b[PATHLEN], c[PATHLEN];
+	pid_t t1, t2, t3;
+	int i;
+
+	hcbs_group(_metadata, &self->env, "a", 2000, 100000, a, sizeof(a));
+	hcbs_group(_metadata, &self->env, "b", 40000, 100000, b, sizeof(b));
+	hcbs_group(_metadata, &self->env, "c", 20000, 100000, c, sizeof(c));
+	t1 = pi_process(_metadata, shm, pi_owner, a, SCHED_FIFO, 10);
+	pi_wait_locked(_metadata, shm);
+	t2 = pi_process_on(_metadata, shm, pi_chain_mid, b, SCHED_FIFO, 15, HCBS_CTL_CPU);
+	for (i = 0; i < 10000 && !__atomic_load_n(&shm->locked2, __ATOMIC_ACQUIRE); i++)
+		hcbs_sleep_ms(1);
+	ASSERT_TRUE(shm->locked2) TH_LOG("the middle of the chain did not lock m2 in 10 s");
+	t3 = pi_process(_metadata, shm, pi_chain_top, c, SCHED_FIFO, 20);
+	pi_wait(_metadata, t3);
+	pi_wait(_metadata, t2);
+	pi_release_owner(_metadata, shm, t1);
+	hcbs_note("chain: FIFO 20 (CPU 1) -> FIFO 15 in 40/100 ms (CPU 0) -> FIFO 10 in 2/100 ms (CPU 1, 300 ms of work): the top %s after %.3f s (in the owner's budget: >= 15 s)",
+		  shm->chain_err ? strerror(shm->chain_err) : "acquired", shm->chain_wait_ns / 1e9);
+	EXPECT_EQ(0, shm->chain_err);
+	/* It waited for the chain, and not for the owner's own budget. */
+	EXPECT_GT(shm->chain_wait_ns, 100 * HCBS_NSEC_PER_MSEC);
+	EXPECT_LT(shm->chain_wait_ns, 3 * HCBS_NSEC_PER_SEC);
 	pi_shm_free(shm);
 }
 
