@@ -308,34 +308,368 @@ int hcbs_edf_test(const struct hcbs_taskset *ts, uint64_t runtime,
 	return 0;
 }
 
-static bool test_at(const struct hcbs_taskset *ts, bool fp,
-		    enum hcbs_prio_order o, uint64_t q, uint64_t p)
+/*
+ * ---- m servers: global and partitioned fixed priorities ----
+ *
+ * Global FP (Bertogna & Cirinei, RTSS 2007, on m periodic resources).  Let
+ * job J of task k be released at r and unfinished at r + t (t >= C_k),
+ * having run E < C_k.  Each server supplies at least sbf(t) in
+ * [r, r + t], m sbf(t) in all.  Where J waits (t - E of the window), every
+ * server that supplies runs a task that interferes with J (global FP is
+ * work-conserving among the servers that have budget), and task i runs
+ * there at most min(W_i(t), t - E): Bertogna & Cirinei's workload bound
+ * (every job of i runs C_i between its release and release + R_i,
+ * R_i <= D_i <= T_i) and one CPU at a time.  Where J runs, the servers
+ * supply at most m E.  So
+ *
+ *	m sbf(t) <= f(E) = m E + Σ_i min(W_i(t), t - E),  for some E < C_k.
+ *
+ * f is concave and piecewise linear (slope m - #{i : t - W_i < E}), so
+ * its largest value on [0, C_k] is at E = C_k or at the m-th or (m+1)-th
+ * smallest of the b_i = t - W_i (clamped to [0, C_k]).  All are integers;
+ * J is done by r + t if m sbf(t) >= load(t), with
+ *
+ *	load(t) = max(f(C_k), 1 + f(E) for those E < C_k),
+ *
+ * the "+ 1" because E < C_k strictly.  (With fewer than m interfering
+ * tasks load = f(C_k) = m C_k + Σ min(W_i, t - C_k), the form of Bertogna
+ * & Cirinei's own test on m dedicated processors.)
+ */
+
+/*
+ * Bertogna & Cirinei's workload of task i (C, T, response bound R) in a
+ * window @l.  *@lin: for how much longer a window the workload grows as
+ * fast as the window (the last job's part, rest < C), 0 if it does not.
+ */
+static uint64_t gfp_workload(uint64_t c, uint64_t t, uint64_t r, uint64_t l, uint64_t *lin)
 {
-	if (fp) {
-		struct hcbs_fp_result *r = malloc(sizeof(*r));
-		bool ok = r && !hcbs_fp_test(ts, o, q, p, r) && r->schedulable;
+	uint64_t x = hcbs_add_sat(l, r - c), n, rest;
 
-		free(r);
-		return ok;
-	}
-	struct hcbs_edf_result e;
-
-	return !hcbs_edf_test(ts, q, p, &e) && e.schedulable;
+	*lin = 0;
+	if (x == UINT64_MAX)
+		return UINT64_MAX;		/* beyond 64 bits: no bound but l */
+	n = x / t;
+	rest = x - n * t;
+	if (rest < c)
+		*lin = c - rest;
+	return hcbs_add_sat(hcbs_mul_sat(n, c), rest < c ? rest : c);
 }
 
-int hcbs_min_runtime(const struct hcbs_taskset *ts, bool fp,
-		     enum hcbs_prio_order o, uint64_t period, uint64_t gran,
-		     uint64_t *runtime)
+struct gfp_ctx {
+	const struct hcbs_taskset *ts;
+	enum hcbs_prio_order o;
+	unsigned int m;
+	uint64_t *resp;		/* bounds found so far (deadlines until then) */
+	uint64_t *w, *b, *lin_of;	/* scratch: W_i(t), b_i and lin of the interfering tasks */
+	/* from the last gfp_load(): how many W_i grow as fast as t, for how long */
+	unsigned int nlin;
+	uint64_t lin, eskip;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* f(E) = m E + Σ min(W_i, t - E), saturating; E <= t. */
+static uint64_t gfp_f(const struct gfp_ctx *g, int h, uint64_t t, uint64_t e)
+{
+	uint64_t f = hcbs_mul_sat(g->m, e);
+
+	for (int i = 0; i < h; i++)
+		f = hcbs_add_sat(f, g->w[i] < t - e ? g->w[i] : t - e);
+	return f;
+}
+
+/* load(t) of task @k (above); UINT64_MAX when it saturates, or t < C_k. */
+static uint64_t gfp_load(struct gfp_ctx *g, int k, uint64_t t)
+{
+	const struct hcbs_taskset *ts = g->ts;
+	uint64_t c = ts->t[k].wcet, load, e;
+	int h = 0;
+
+	g->nlin = 0;
+	g->lin = UINT64_MAX;
+	g->eskip = 0;
+	if (t < c)
+		return UINT64_MAX;
+	for (int j = 0; j < ts->n; j++) {
+		uint64_t w;
+
+		if (!interferes(ts, g->o, j, k))
+			continue;
+		/* A bound found for a task of equal priority counted on k's deadline: not used. */
+		w = gfp_workload(ts->t[j].wcet, ts->t[j].period,
+				 prio_key(&ts->t[j], g->o) < prio_key(&ts->t[k], g->o) ? g->resp[j] :
+				 ts->t[j].deadline, t, &g->lin_of[h]);
+		g->w[h] = w;
+		g->b[h] = w >= t ? 0 : t - w < c ? t - w : c;
+		h++;
+	}
+	e = c;
+	load = gfp_f(g, h, t, c);
+	if ((unsigned int)h >= g->m) {
+		qsort(g->b, (size_t)h, sizeof(*g->b), cmp_u64);
+		for (unsigned int i = g->m - 1; i <= g->m && i < (unsigned int)h; i++) {
+			uint64_t f;
+
+			if (g->b[i] >= c)
+				continue;
+			f = hcbs_add_sat(gfp_f(g, h, t, g->b[i]), 1);
+			if (f > load) {
+				load = f;
+				e = g->b[i];
+			}
+		}
+	}
+	/*
+	 * For the climb.  Binding at E < C_k: f_{t+δ}(E + δ) = f_t(E) + m δ
+	 * (every min(W_i, t - E) keeps its value or grows), for E + δ < C_k.
+	 * At the binding E, the terms min(W_i, t - E) that grow
+	 * as fast as t (W_i in its last job's part, or t - E < W_i), and for
+	 * how long at least.
+	 */
+	for (int i = 0; i < h; i++) {
+		uint64_t lin = g->lin_of[i] ? g->lin_of[i] :
+			       t - e < g->w[i] ? g->w[i] - (t - e) : 0;
+
+		if (lin) {
+			g->nlin++;
+			if (lin < g->lin)
+				g->lin = lin;
+		}
+	}
+	if (e < c)
+		g->eskip = c - 1 - e;
+	return load;
+}
+
+/* Task indices by priority, highest first; ties in file order. */
+static void prio_sort(const struct hcbs_taskset *ts, enum hcbs_prio_order o, int *idx)
+{
+	for (int i = 0; i < ts->n; i++) {
+		int k = i;
+
+		while (k > 0 && prio_key(&ts->t[idx[k - 1]], o) > prio_key(&ts->t[i], o)) {
+			idx[k] = idx[k - 1];
+			k--;
+		}
+		idx[k] = i;
+	}
+}
+
+int hcbs_gfp_test(const struct hcbs_taskset *ts, enum hcbs_prio_order o, unsigned int cpus,
+		  uint64_t runtime, uint64_t period, struct hcbs_gfp_result *r)
+{
+	struct gfp_ctx g = { .ts = ts, .o = o, .m = cpus };
+	uint64_t least = UINT64_MAX, fail_key = UINT64_MAX;
+	int *idx, ret = 0;
+
+	if (!period || runtime > period || ts->n > HCBS_MAX_TASKS || !cpus ||
+	    cpus > HCBS_ANALYSIS_MAX_CPUS)
+		return -EINVAL;
+	g.resp = calloc(4 * ((size_t)ts->n + 1), sizeof(*g.resp));
+	idx = calloc((size_t)ts->n + 1, sizeof(*idx));
+	if (!g.resp || !idx) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	g.w = g.resp + ts->n + 1;
+	g.b = g.w + ts->n + 1;
+	g.lin_of = g.b + ts->n + 1;
+	/* Until a task's bound is known: its deadline (always, for equal priorities). */
+	for (int i = 0; i < ts->n; i++)
+		g.resp[i] = ts->t[i].deadline;
+	prio_sort(ts, o, idx);
+	r->schedulable = true;
+	r->binding = -1;
+	r->cpus = cpus;
+	for (int n = 0; n < ts->n; n++) {
+		int k = idx[n];
+		struct hcbs_fp_task *tk = &r->task[k];
+		uint64_t d = ts->t[k].deadline, t;
+		long steps = 0;
+
+		/* The least t with load(t) <= m sbf(t): climb t = sbf^-1(ceil(load(t) / m)). */
+		t = hcbs_sbf_inverse(runtime, period, ts->t[k].wcet);
+		while (t <= d && t != UINT64_MAX && ++steps <= HCBS_GFP_MAX_STEPS) {
+			uint64_t load = gfp_load(&g, k, t), next;
+
+			if (load == UINT64_MAX) {
+				t = UINT64_MAX;
+				break;
+			}
+			next = hcbs_sbf_inverse(runtime, period, ceil_div(load, cpus));
+			if (next <= t)
+				break;
+			/*
+			 * m sbf(t) < load(t) here.  While nlin >= m terms of f
+			 * at the binding E grow as fast as t, load(t + δ) >=
+			 * load(t) + nlin δ for δ <= lin, and m sbf(t + δ) <=
+			 * m sbf(t) + m δ: no t in [t, t + lin] fits.  Skip it,
+			 * rather than climb 1 ns at a time ...
+			 */
+			if (g.nlin >= cpus && next < hcbs_add_sat(t, g.lin))
+				next = hcbs_add_sat(t, g.lin);
+			/* ... and load(t + δ) >= load(t) + m δ while the binding E + δ < C_k. */
+			if (next < hcbs_add_sat(t, g.eskip))
+				next = hcbs_add_sat(t, g.eskip);
+			t = next;
+		}
+		memset(tk, 0, sizeof(*tk));
+		/* Saturation, no t, or too many steps: not schedulable, never a pass. */
+		tk->schedulable = t <= d && t != UINT64_MAX && steps <= HCBS_GFP_MAX_STEPS;
+		if (tk->schedulable && prio_key(&ts->t[k], o) < fail_key) {
+			g.resp[k] = t;		/* valid for the tasks below k */
+		} else {
+			tk->schedulable = false;
+			t = d;
+			if (fail_key == UINT64_MAX)
+				fail_key = prio_key(&ts->t[k], o);
+		}
+		tk->at = (struct hcbs_point){ t, hcbs_mul_sat(cpus, hcbs_sbf(runtime, period, t)),
+					      gfp_load(&g, k, t), true };
+	}
+	/*
+	 * A task that fails voids the bounds of the tasks of its priority
+	 * (they counted on its deadline) and of every lower one.
+	 */
+	for (int n = 0; n < ts->n; n++) {
+		int k = idx[n];
+		struct hcbs_fp_task *tk = &r->task[k];
+
+		if (tk->schedulable && prio_key(&ts->t[k], o) >= fail_key) {
+			tk->schedulable = false;
+			tk->at.t = ts->t[k].deadline;
+			tk->at.supply = hcbs_mul_sat(cpus, hcbs_sbf(runtime, period, tk->at.t));
+			tk->at.demand = gfp_load(&g, k, tk->at.t);
+		}
+		if (!tk->schedulable) {
+			if (r->schedulable) {
+				r->schedulable = false;
+				r->binding = k;
+			}
+		} else if (r->schedulable && ts->t[k].deadline - tk->at.t < least) {
+			least = ts->t[k].deadline - tk->at.t;
+			r->binding = k;
+		}
+	}
+out:
+	free(g.resp);
+	free(idx);
+	return ret;
+}
+
+int hcbs_part_test(const struct hcbs_taskset *ts, enum hcbs_prio_order o, unsigned int cpus,
+		   uint64_t runtime, uint64_t period, struct hcbs_part_result *r)
+{
+	struct hcbs_taskset sub = { 0 };
+	struct hcbs_fp_result *fr;
+	int *idx, ret = 0;
+
+	if (!period || runtime > period || ts->n > HCBS_MAX_TASKS || !cpus ||
+	    cpus > HCBS_ANALYSIS_MAX_CPUS)
+		return -EINVAL;
+	sub.t = calloc((size_t)ts->n + 1, sizeof(*sub.t));
+	idx = calloc((size_t)ts->n + 1, sizeof(*idx));
+	fr = malloc(sizeof(*fr));
+	if (!sub.t || !idx || !fr) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	sub.has_prio = ts->has_prio;
+	prio_sort(ts, o, idx);
+	r->schedulable = true;
+	r->failed = -1;
+	r->cpus = cpus;
+	r->used = 0;
+	for (int i = 0; i < ts->n; i++)
+		r->cpu[i] = -1;
+	for (int n = 0; n < ts->n && r->schedulable; n++) {
+		int k = idx[n];
+
+		/* Every empty CPU is alike: try the used ones and one empty. */
+		for (unsigned int c = 0; c < cpus && c <= r->used; c++) {
+			sub.n = 0;
+			for (int i = 0; i < ts->n; i++)
+				if (r->cpu[i] == (int)c)
+					sub.t[sub.n++] = ts->t[i];
+			sub.t[sub.n++] = ts->t[k];
+			if (hcbs_fp_test(&sub, o, runtime, period, fr)) {
+				ret = -EINVAL;
+				goto out;
+			}
+			if (fr->schedulable) {
+				r->cpu[k] = (int)c;
+				if (c == r->used)
+					r->used++;
+				break;
+			}
+		}
+		if (r->cpu[k] < 0) {
+			r->schedulable = false;
+			r->failed = k;
+		}
+	}
+out:
+	free(sub.t);
+	free(idx);
+	free(fr);
+	return ret;
+}
+
+static bool test_at(const struct hcbs_taskset *ts, enum hcbs_test_kind kind,
+		    enum hcbs_prio_order o, unsigned int cpus, uint64_t q, uint64_t p)
+{
+	bool ok = false;
+
+	switch (kind) {
+	case HCBS_TEST_FP: {
+		struct hcbs_fp_result *r = malloc(sizeof(*r));
+
+		ok = r && !hcbs_fp_test(ts, o, q, p, r) && r->schedulable;
+		free(r);
+		break;
+	}
+	case HCBS_TEST_GFP: {
+		struct hcbs_gfp_result *r = malloc(sizeof(*r));
+
+		ok = r && !hcbs_gfp_test(ts, o, cpus, q, p, r) && r->schedulable;
+		free(r);
+		break;
+	}
+	case HCBS_TEST_PART: {
+		struct hcbs_part_result *r = malloc(sizeof(*r));
+
+		ok = r && !hcbs_part_test(ts, o, cpus, q, p, r) && r->schedulable;
+		free(r);
+		break;
+	}
+	default: {
+		struct hcbs_edf_result e;
+
+		ok = !hcbs_edf_test(ts, q, p, &e) && e.schedulable;
+		break;
+	}
+	}
+	return ok;
+}
+
+int hcbs_min_runtime_test(const struct hcbs_taskset *ts, enum hcbs_test_kind kind,
+			  enum hcbs_prio_order o, unsigned int cpus, uint64_t period,
+			  uint64_t gran, uint64_t *runtime)
 {
 	uint64_t lo, hi;
 
-	if (!gran || !period || period % gran)
+	if (!gran || !period || period % gran || !cpus || cpus > HCBS_ANALYSIS_MAX_CPUS)
 		return -EINVAL;
 	/* In units of @gran: lo is known to fail (or 0), hi to succeed. */
 	hi = period / gran;
-	if (!test_at(ts, fp, o, period, period))
+	if (!test_at(ts, kind, o, cpus, period, period))
 		return -ENOSPC;
-	if (test_at(ts, fp, o, 0, period)) {
+	if (test_at(ts, kind, o, cpus, 0, period)) {
 		*runtime = 0;
 		return 0;
 	}
@@ -343,13 +677,21 @@ int hcbs_min_runtime(const struct hcbs_taskset *ts, bool fp,
 	while (lo + 1 < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (test_at(ts, fp, o, mid * gran, period))
+		if (test_at(ts, kind, o, cpus, mid * gran, period))
 			hi = mid;
 		else
 			lo = mid;
 	}
 	*runtime = hi * gran;
 	return 0;
+}
+
+int hcbs_min_runtime(const struct hcbs_taskset *ts, bool fp,
+		     enum hcbs_prio_order o, uint64_t period, uint64_t gran,
+		     uint64_t *runtime)
+{
+	return hcbs_min_runtime_test(ts, fp ? HCBS_TEST_FP : HCBS_TEST_EDF, o, 1, period,
+				     gran, runtime);
 }
 
 /* ---- task set parsing ---- */

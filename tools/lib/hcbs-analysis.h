@@ -6,10 +6,11 @@
  * Guarantees", RTSS 2003): a reservation of runtime Θ every period Π
  * supplies at least sbf(t) in any window of length t.
  *
- * The analysis is uniprocessor: it covers the tasks that share one CPU's
- * reservation (HCBS gives the same (Θ, Π) on every CPU; a multi-CPU
- * container is analysed per CPU, with its tasks partitioned by affinity).
- * All times are nanoseconds.
+ * hcbs_fp_test/hcbs_edf_test cover the tasks that share one CPU's
+ * reservation; HCBS gives the same (Θ, Π) on every CPU, and a container on
+ * m CPUs is analysed partitioned (hcbs_part_test: first fit, each CPU with
+ * hcbs_fp_test) or global (hcbs_gfp_test: tasks migrate between the m
+ * servers).  All times are nanoseconds.
  */
 #ifndef HCBS_ANALYSIS_H
 #define HCBS_ANALYSIS_H
@@ -121,6 +122,80 @@ int hcbs_edf_test(const struct hcbs_taskset *ts, uint64_t runtime,
 int hcbs_min_runtime(const struct hcbs_taskset *ts, bool fp,
 		     enum hcbs_prio_order o, uint64_t period, uint64_t gran,
 		     uint64_t *runtime);
+
+/*
+ * m servers: the container's tasks on m CPUs, each CPU with its own
+ * periodic resource Γ(Π, Θ) (HCBS gives every CPU of the group the same
+ * (Q, P)).
+ */
+#define HCBS_ANALYSIS_MAX_CPUS 4096
+
+/*
+ * Global fixed priority over the m servers (the kernel migrates a group's
+ * tasks between its servers): the response-time test of Bertogna and
+ * Cirinei ("Response-Time Analysis for Globally Scheduled Symmetric
+ * Multiprocessor Platforms", RTSS 2007) with its workload bound W_i, the
+ * supply of the m processors replaced by m periodic resources of Shin and
+ * Lee, each supplying at least sbf(t) in any window t.  Task k is
+ * schedulable if some t in [C_k, D_k] has m sbf(t) >= load(t),
+ *
+ *	load(t) = max(f(C_k), 1 + f(E) at the maxima of f with E < C_k),
+ *	f(E) = m E + Σ_{i interferes with k} min(W_i(t), t - E),
+ *	W_i(t) = N C_i + min(C_i, t + R_i - C_i - N T_i),
+ *	N = floor((t + R_i - C_i) / T_i),
+ *
+ * R_i being the bound found for a higher-priority task (D_i for a task of
+ * equal priority).  Sufficient, not necessary; the derivation is in
+ * docs/hcbsctl.md and analysis.c.  Per task: .at = { R_k (or D_k if it
+ * fails), m sbf(t), load(t) }.
+ */
+#define HCBS_GFP_TEST_NAME "Bertogna & Cirinei, \"Response-Time Analysis for Globally Scheduled Symmetric Multiprocessor Platforms\", RTSS 2007 (global FP response-time test, workload bound W_i), with the supply of each of the m CPUs bounded by the periodic resource sbf of Shin & Lee, \"Periodic Resource Model for Compositional Real-Time Guarantees\", RTSS 2003"
+
+/* A task's bound takes at most this many fixed-point steps; more: not schedulable. */
+#define HCBS_GFP_MAX_STEPS 1000000
+
+struct hcbs_gfp_result {
+	bool schedulable;
+	int binding;		/* least laxity D - R (or the first to fail) */
+	unsigned int cpus;
+	struct hcbs_fp_task task[HCBS_MAX_TASKS];
+};
+
+int hcbs_gfp_test(const struct hcbs_taskset *ts, enum hcbs_prio_order o, unsigned int cpus,
+		  uint64_t runtime, uint64_t period, struct hcbs_gfp_result *r);
+
+/*
+ * Partitioned fixed priority on m servers: tasks in priority order (ties in
+ * file order), each to the first CPU on which the uniprocessor FP test
+ * (hcbs_fp_test) still holds with the tasks already there.  @cpu[i] is task
+ * i's CPU (0-based), -1 for the task that found none (and those after it).
+ */
+struct hcbs_part_result {
+	bool schedulable;
+	int failed;		/* the first task that fits nowhere, or -1 */
+	unsigned int cpus, used;
+	int cpu[HCBS_MAX_TASKS];
+};
+
+int hcbs_part_test(const struct hcbs_taskset *ts, enum hcbs_prio_order o, unsigned int cpus,
+		   uint64_t runtime, uint64_t period, struct hcbs_part_result *r);
+
+enum hcbs_test_kind {
+	HCBS_TEST_FP,		/* one CPU, fixed priorities */
+	HCBS_TEST_EDF,		/* one CPU, EDF */
+	HCBS_TEST_GFP,		/* m CPUs, global fixed priorities */
+	HCBS_TEST_PART,		/* m CPUs, first-fit partitioned fixed priorities */
+};
+
+/*
+ * hcbs_min_runtime() for any test, on @cpus CPUs (FP and EDF: 1).  The
+ * least multiple of @gran for GFP, FP and EDF (their verdicts are monotone
+ * in the runtime); for PART, where first-fit packing need not be monotone,
+ * the bisection's answer: a runtime that works, perhaps not the least.
+ */
+int hcbs_min_runtime_test(const struct hcbs_taskset *ts, enum hcbs_test_kind kind,
+			  enum hcbs_prio_order o, unsigned int cpus, uint64_t period,
+			  uint64_t gran, uint64_t *runtime);
 
 /*
  * Read and parse the task set file @file ("-": stdin), at most 1 MiB.
