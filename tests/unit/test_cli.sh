@@ -287,6 +287,56 @@ done
 run 1 H analyze "$T/bad.ts" --period 1ms && one_line_err && grep -q 'line 1' "$T/err"
 ok $? "analyze: malformed task set: $(cat "$T/err")"
 
+# m CPUs: global FP (Bertogna & Cirinei on m periodic resources) beside partitioned first fit
+run 0 H analyze "$T/paper.ts" --reservation 8ms/18ms --cpus 2 &&
+	grep -q '^m = 2 CPUs, each with its own server (Q, P): from --cpus' "$T/out" &&
+	grep -q 'global fixed priorities on 2 CPUs, 8ms/18ms each (tasks migrate between the servers): SCHEDULABLE' "$T/out" &&
+	grep -q 'sufficient test: Bertogna & Cirinei, "Response-Time Analysis for Globally Scheduled Symmetric Multiprocessor Platforms", RTSS 2007' "$T/out" &&
+	grep -qE '^  5 +yes +128706us +97412us +97412us' "$T/out" &&
+	grep -q 'partitioned fixed priorities on 2 CPUs, 8ms/18ms each .*: SCHEDULABLE' "$T/out" &&
+	grep -q 'CPU of each task: 1:0 2:0 3:0 4:0 5:0 (1 CPU used)' "$T/out"
+ok $? "analyze --cpus 2: paper set global FP schedulable in 8ms/18ms (R5 = 128.706ms), the test named"
+run 0 H analyze "$T/paper.ts" --reservation 8ms/18ms &&
+	grep -q '^m = 1 CPU, each with its own server (Q, P): the default, as analyze is given no container' "$T/out" &&
+	grep -q 'global fixed priorities on 1 CPU, 8ms/18ms each .*: NOT guaranteed' "$T/out"
+ok $? "analyze: m = 1 by default, said so; global FP at m = 1 is more pessimistic (carry-in), exit still 0"
+run 0 H analyze "$T/paper.ts" --period 18ms -m 2 && grep -q 'global FP on 2 CPUs: 5631us on each' "$T/out" &&
+	grep -q 'partitioned FP on 2 CPUs (first-fit): 5440us on each' "$T/out" &&
+	grep -q 'fixed priorities: 7955us' "$T/out"
+ok $? "analyze -m 2 --period 18ms: least Q global 5631us, partitioned 5440us, one CPU 7955us"
+run 0 H --json analyze "$T/paper.ts" --period 18ms --cpus 4 && valid_json &&
+	python3 -c '
+import json,sys; d=json.load(open(sys.argv[1]))
+assert d["cpus"]=={"count":4,"source":"option"}
+g=d["global_fp"]; assert g["min_runtime_ns"]==5440000 and g["checked_runtime_ns"]==5440000 and g["schedulable"] is None
+assert g["test"].startswith("Bertogna & Cirinei") and len(g["tasks"])==5 and all(t["schedulable"] for t in g["tasks"])
+p=d["partitioned_fp"]; assert p["min_runtime_ns"]==5440000 and len(p["cpu_of_task"])==5 and p["failed_task"] is None' "$T/out"
+ok $? "analyze --json --cpus 4: schema-valid; global and partitioned least Q 5440us at 18ms"
+run 0 H --json analyze "$T/paper.ts" --reservation 8ms/18ms && valid_json &&
+	python3 -c '
+import json,sys; d=json.load(open(sys.argv[1]))
+assert d["cpus"]=={"count":1,"source":"default"} and d["global_fp"]["schedulable"] is False
+assert d["global_fp"]["binding_task"]==2 and d["partitioned_fp"]["schedulable"] is True' "$T/out"
+ok $? "analyze --json: m = 1 from the default; global not guaranteed (task 2 binds), partitioned is"
+run 0 H --json analyze "$T/paper.ts" --period 10ms..20ms --step 5ms -m 3 && valid_json &&
+	python3 -c '
+import json,sys; d=json.load(open(sys.argv[1]))
+assert d["best_period"]["global_fp"]["runtime_ns"]%1000==0 and d["global_fp"]["checked_runtime_ns"] is None' "$T/out"
+ok $? "analyze --json -m 3 with a period range: the best period for global FP too"
+printf '6ms 10ms\n6ms 11ms\n' >"$T/two.ts"
+run 6 H analyze "$T/two.ts" --reservation 10ms/10ms && grep -q 'SCHED_FIFO): NOT schedulable' "$T/out"
+ok $? "analyze: 0.6 + 0.55 does not fit one CPU: exit 6"
+run 0 H analyze "$T/two.ts" --reservation 10ms/10ms --cpus 2 &&
+	grep -q 'global fixed priorities on 2 CPUs, 10ms/10ms each .*: SCHEDULABLE' "$T/out" &&
+	grep -q 'CPU of each task: 1:0 2:1 (2 CPUs used)' "$T/out"
+ok $? "analyze --cpus 2: the same set fits 2 CPUs, global and partitioned: exit 0"
+for c in 0 abc 4097 2x "" -1 " 2" 99999999999999999999; do
+	run 1 H analyze "$T/paper.ts" --period 18ms --cpus "$c" && one_line_err && grep -q -- "--cpus" "$T/err"
+	ok $? "analyze --cpus '$c' refused: $(cat "$T/err")"
+done
+run 1 H list --cpus 2 && one_line_err && grep -q -- '--cpus does not apply to list' "$T/err"
+ok $? "list --cpus refused: $(cat "$T/err")"
+
 # set --taskset reserves what the analysis requires
 run 0 H --cgroup "$C1" set --taskset "$T/paper.ts" --period 18ms && [ "$(cat "$C1/cpu.rt.max")" = "7955 18000" ]
 ok $? "set --taskset --period 18ms writes the FP minimum '7955 18000'"

@@ -3,7 +3,8 @@
  * hcbsctl analyze: is a task set schedulable inside a reservation (Q, P),
  * under fixed priorities (what SCHED_FIFO does inside the container) and
  * under EDF, what is the smallest Q for a period P, and which P in a range
- * needs the least bandwidth.  The theory is in tools/lib/analysis.c.
+ * needs the least bandwidth; and on m CPUs (--cpus), with global and with
+ * partitioned fixed priorities.  The theory is in tools/lib/analysis.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -77,7 +78,117 @@ struct answer {
 	uint64_t pmin, pmax, step;
 	bool best_fp_ok, best_edf_ok;
 	uint64_t best_fp_p, best_fp_q, best_edf_p, best_edf_q;
+	/* m CPUs: global and partitioned (first-fit) fixed priorities */
+	unsigned int cpus;
+	bool cpus_given;		/* --cpus, else the default 1 */
+	bool gfp_min_ok, part_min_ok, gfp_check, part_check;
+	uint64_t gfp_min, part_min, gfp_q, part_q;	/* checked at gfp_q, part_q */
+	uint64_t cperiod;				/* ... and this period */
+	struct hcbs_gfp_result *gfp;
+	struct hcbs_part_result *part;
+	bool best_gfp_ok;
+	uint64_t best_gfp_p, best_gfp_q;
 };
+
+/* The head of a verdict: "schedulable", "min_runtime_ns", "checked_runtime_ns". */
+static void json_verdict(struct hcbs_json *j, bool have_res, bool sched, bool min_ok,
+			 uint64_t min, bool checked, uint64_t q)
+{
+	hcbs_json_key(j, "schedulable");
+	if (have_res)
+		hcbs_json_bool(j, sched);
+	else
+		hcbs_json_null(j);
+	hcbs_json_key(j, "min_runtime_ns");
+	json_opt_uint(j, min_ok, min);
+	hcbs_json_key(j, "checked_runtime_ns");
+	json_opt_uint(j, checked, q);
+}
+
+/* A fixed-priority verdict per task (one CPU or global on m). */
+static void json_fp_tasks(struct hcbs_json *j, bool have, int n, const struct hcbs_fp_task *t,
+			  int binding)
+{
+	hcbs_json_key(j, "binding_task");
+	if (have && binding >= 0)
+		hcbs_json_int(j, binding + 1);
+	else
+		hcbs_json_null(j);
+	hcbs_json_key(j, "check");
+	if (have && binding >= 0)
+		json_point(j, &t[binding].at);
+	else
+		hcbs_json_null(j);
+	hcbs_json_key(j, "tasks");
+	hcbs_json_array_begin(j);
+	for (int i = 0; have && i < n; i++) {
+		hcbs_json_object_begin(j);
+		hcbs_json_key(j, "task");
+		hcbs_json_int(j, i + 1);
+		hcbs_json_key(j, "schedulable");
+		hcbs_json_bool(j, t[i].schedulable);
+		hcbs_json_key(j, "check");
+		json_point(j, &t[i].at);
+		hcbs_json_object_end(j);
+	}
+	hcbs_json_array_end(j);
+}
+
+static void json_choice(struct hcbs_json *j, bool ok, uint64_t p, uint64_t q)
+{
+	if (!ok) {
+		hcbs_json_null(j);
+		return;
+	}
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "period_ns");
+	hcbs_json_uint(j, p);
+	hcbs_json_key(j, "runtime_ns");
+	hcbs_json_uint(j, q);
+	hcbs_json_key(j, "bandwidth");
+	hcbs_json_double(j, (double)q / (double)p);
+	hcbs_json_object_end(j);
+}
+
+static void json_multi(struct hcbs_json *j, const struct analysis *a, const struct answer *r)
+{
+	hcbs_json_key(j, "cpus");
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "count");
+	hcbs_json_uint(j, r->cpus);
+	hcbs_json_key(j, "source");
+	hcbs_json_string(j, r->cpus_given ? "option" : "default");
+	hcbs_json_object_end(j);
+
+	hcbs_json_key(j, "global_fp");
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "test");
+	hcbs_json_string(j, HCBS_GFP_TEST_NAME);
+	json_verdict(j, r->have_res, r->gfp->schedulable, r->gfp_min_ok, r->gfp_min, r->gfp_check, r->gfp_q);
+	json_fp_tasks(j, r->gfp_check, a->ts.n, r->gfp->task, r->gfp->binding);
+	hcbs_json_object_end(j);
+
+	hcbs_json_key(j, "partitioned_fp");
+	hcbs_json_object_begin(j);
+	json_verdict(j, r->have_res, r->part->schedulable, r->part_min_ok, r->part_min, r->part_check, r->part_q);
+	hcbs_json_key(j, "cpus_used");
+	json_opt_uint(j, r->part_check, r->part->used);
+	hcbs_json_key(j, "failed_task");
+	if (r->part_check && r->part->failed >= 0)
+		hcbs_json_int(j, r->part->failed + 1);
+	else
+		hcbs_json_null(j);
+	hcbs_json_key(j, "cpu_of_task");
+	hcbs_json_array_begin(j);
+	for (int i = 0; r->part_check && i < a->ts.n; i++) {
+		if (r->part->cpu[i] >= 0)
+			hcbs_json_int(j, r->part->cpu[i]);
+		else
+			hcbs_json_null(j);
+	}
+	hcbs_json_array_end(j);
+	hcbs_json_object_end(j);
+}
 
 static int print_json(const char *file, const struct analysis *a,
 		      const struct answer *r)
@@ -136,52 +247,14 @@ static int print_json(const char *file, const struct analysis *a,
 	/* fp */
 	hcbs_json_key(j, "fp");
 	hcbs_json_object_begin(j);
-	hcbs_json_key(j, "schedulable");
-	if (r->have_res)
-		hcbs_json_bool(j, r->fp->schedulable);
-	else
-		hcbs_json_null(j);
-	hcbs_json_key(j, "min_runtime_ns");
-	json_opt_uint(j, r->fp_min_ok, r->fp_min);
-	hcbs_json_key(j, "checked_runtime_ns");
-	json_opt_uint(j, r->have_check, r->q);
-	hcbs_json_key(j, "binding_task");
-	if (r->have_check && r->fp->binding >= 0)
-		hcbs_json_int(j, r->fp->binding + 1);
-	else
-		hcbs_json_null(j);
-	hcbs_json_key(j, "check");
-	if (r->have_check && r->fp->binding >= 0)
-		json_point(j, &r->fp->task[r->fp->binding].at);
-	else
-		hcbs_json_null(j);
-	hcbs_json_key(j, "tasks");
-	hcbs_json_array_begin(j);
-	for (int i = 0; r->have_check && i < a->ts.n; i++) {
-		hcbs_json_object_begin(j);
-		hcbs_json_key(j, "task");
-		hcbs_json_int(j, i + 1);
-		hcbs_json_key(j, "schedulable");
-		hcbs_json_bool(j, r->fp->task[i].schedulable);
-		hcbs_json_key(j, "check");
-		json_point(j, &r->fp->task[i].at);
-		hcbs_json_object_end(j);
-	}
-	hcbs_json_array_end(j);
+	json_verdict(j, r->have_res, r->fp->schedulable, r->fp_min_ok, r->fp_min, r->have_check, r->q);
+	json_fp_tasks(j, r->have_check, a->ts.n, r->fp->task, r->fp->binding);
 	hcbs_json_object_end(j);
 
 	/* edf */
 	hcbs_json_key(j, "edf");
 	hcbs_json_object_begin(j);
-	hcbs_json_key(j, "schedulable");
-	if (r->have_res)
-		hcbs_json_bool(j, r->edf.schedulable);
-	else
-		hcbs_json_null(j);
-	hcbs_json_key(j, "min_runtime_ns");
-	json_opt_uint(j, r->edf_min_ok, r->edf_min);
-	hcbs_json_key(j, "checked_runtime_ns");
-	json_opt_uint(j, r->have_check, r->q);
+	json_verdict(j, r->have_res, r->edf.schedulable, r->edf_min_ok, r->edf_min, r->have_check, r->q);
 	hcbs_json_key(j, "check");
 	if (r->have_check)
 		json_point(j, &r->edf.at);
@@ -204,31 +277,75 @@ static int print_json(const char *file, const struct analysis *a,
 		hcbs_json_uint(j, r->pmax);
 		hcbs_json_key(j, "step_ns");
 		hcbs_json_uint(j, r->step);
-		for (int s = 0; s < 2; s++) {
-			bool ok = s ? r->best_edf_ok : r->best_fp_ok;
-			uint64_t p = s ? r->best_edf_p : r->best_fp_p;
-			uint64_t q = s ? r->best_edf_q : r->best_fp_q;
-
-			hcbs_json_key(j, s ? "edf" : "fp");
-			if (!ok) {
-				hcbs_json_null(j);
-				continue;
-			}
-			hcbs_json_object_begin(j);
-			hcbs_json_key(j, "period_ns");
-			hcbs_json_uint(j, p);
-			hcbs_json_key(j, "runtime_ns");
-			hcbs_json_uint(j, q);
-			hcbs_json_key(j, "bandwidth");
-			hcbs_json_double(j, (double)q / (double)p);
-			hcbs_json_object_end(j);
-		}
+		hcbs_json_key(j, "fp");
+		json_choice(j, r->best_fp_ok, r->best_fp_p, r->best_fp_q);
+		hcbs_json_key(j, "edf");
+		json_choice(j, r->best_edf_ok, r->best_edf_p, r->best_edf_q);
+		hcbs_json_key(j, "global_fp");
+		json_choice(j, r->best_gfp_ok, r->best_gfp_p, r->best_gfp_q);
 		hcbs_json_object_end(j);
 	} else {
 		hcbs_json_null(j);
 	}
+	json_multi(j, a, r);
 	hcbs_json_object_end(j);
 	return hcbs_json_free(j);
+}
+
+/* Global and partitioned fixed priorities on the m CPUs. */
+static void print_multi(const struct analysis *a, const struct answer *r)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+
+	if (r->gfp_check) {
+		const struct hcbs_gfp_result *g = r->gfp;
+
+		printf("\nglobal fixed priorities on %u CPU%s, %s/%s each (tasks migrate between the servers): %s\n",
+		       r->cpus, r->cpus == 1 ? "" : "s", dur(r->gfp_q, b1, sizeof(b1)),
+		       dur(r->cperiod, b2, sizeof(b2)),
+		       g->schedulable ? "SCHEDULABLE" : "NOT guaranteed");
+		printf("  sufficient test: %s\n", HCBS_GFP_TEST_NAME);
+		printf("  task k passes at the least t <= D_k with m C_k + sum over higher/equal-priority i of min(W_i(t), t) <= m sbf(t)\n");
+		printf("  %-4s %-4s %-10s %-10s %s\n", "TASK", "OK", "t*", "m*sbf(t*)", "load(t*)");
+		for (int i = 0; i < a->ts.n; i++) {
+			const struct hcbs_fp_task *t = &g->task[i];
+
+			printf("  %-4d %-4s %-10s %-10s %s\n", i + 1, t->schedulable ? "yes" : "NO",
+			       dur(t->at.t, b1, sizeof(b1)), dur(t->at.supply, b2, sizeof(b2)),
+			       dur(t->at.demand, b3, sizeof(b3)));
+		}
+		if (g->binding >= 0) {
+			const struct hcbs_point *pt = &g->task[g->binding].at;
+
+			if (g->schedulable)
+				printf("  tightest: task %d: response-time bound %s (deadline %s)\n", g->binding + 1,
+				       dur(pt->t, b1, sizeof(b1)),
+				       dur(a->ts.t[g->binding].deadline, b2, sizeof(b2)));
+			else
+				printf("  fails: task %d: at no t up to its deadline does m sbf(t) cover the load; at its deadline %s: %s < %s\n",
+				       g->binding + 1, dur(pt->t, b1, sizeof(b1)),
+				       dur(pt->supply, b2, sizeof(b2)), dur(pt->demand, b3, sizeof(b3)));
+		}
+	}
+	if (r->part_check) {
+		const struct hcbs_part_result *p = r->part;
+
+		printf("\npartitioned fixed priorities on %u CPU%s, %s/%s each (first-fit by priority, each CPU as one reservation above): %s\n",
+		       r->cpus, r->cpus == 1 ? "" : "s", dur(r->part_q, b1, sizeof(b1)),
+		       dur(r->cperiod, b2, sizeof(b2)),
+		       p->schedulable ? "SCHEDULABLE" : "NOT schedulable");
+		printf("  CPU of each task:");
+		for (int i = 0; i < a->ts.n; i++) {
+			if (p->cpu[i] >= 0)
+				printf(" %d:%d", i + 1, p->cpu[i]);
+			else
+				printf(" %d:-", i + 1);
+		}
+		printf(" (%u CPU%s used)\n", p->used, p->used == 1 ? "" : "s");
+		if (!p->schedulable)
+			printf("  fails: task %d (WCET %s) fits on none of the %u CPU%s\n", p->failed + 1,
+			       dur(a->ts.t[p->failed].wcet, b4, sizeof(b4)), r->cpus, r->cpus == 1 ? "" : "s");
+	}
 }
 
 static void print_text(const char *file, const struct analysis *a,
@@ -238,7 +355,10 @@ static void print_text(const char *file, const struct analysis *a,
 
 	printf("task set %s: %d task%s, utilization %.4f\n", file, a->ts.n,
 	       a->ts.n == 1 ? "" : "s", a->u);
-	printf("(one CPU's reservation; on a multi-CPU container the tasks are assumed partitioned, each CPU's share analysed alone)\n");
+	printf("m = %u CPU%s, each with its own server (Q, P): %s\n", r->cpus, r->cpus == 1 ? "" : "s",
+	       r->cpus_given ? "from --cpus" :
+	       "the default, as analyze is given no container (--cpus N for a container on N CPUs)");
+	printf("(the fixed-priority and EDF sections below are one CPU's reservation holding every task; the global and partitioned sections spread the tasks over the m CPUs)\n");
 	if (r->have_check) {
 		uint64_t bo = r->p > r->q ? 2 * (r->p - r->q) : 0;
 
@@ -296,6 +416,7 @@ static void print_text(const char *file, const struct analysis *a,
 			       dur(r->edf.at.t, b2, sizeof(b2)), dur(r->edf.at.supply, b3, sizeof(b3)),
 			       dur(r->edf.at.demand, b4, sizeof(b4)));
 	}
+	print_multi(a, r);
 	if (r->period) {
 		printf("\nminimum runtime at period %s (to the microsecond):\n", dur(r->period, b1, sizeof(b1)));
 		if (r->fp_min_ok)
@@ -308,6 +429,20 @@ static void print_text(const char *file, const struct analysis *a,
 			       (double)r->edf_min / (double)r->period);
 		else
 			printf("  EDF:              none (not schedulable even with the whole CPU)\n");
+		if (r->gfp_min_ok)
+			printf("  global FP on %u CPU%s: %s on each (bandwidth %.4f per CPU)\n", r->cpus,
+			       r->cpus == 1 ? "" : "s", dur(r->gfp_min, b2, sizeof(b2)),
+			       (double)r->gfp_min / (double)r->period);
+		else
+			printf("  global FP on %u CPU%s: none (not guaranteed even with whole CPUs)\n", r->cpus,
+			       r->cpus == 1 ? "" : "s");
+		if (r->part_min_ok)
+			printf("  partitioned FP on %u CPU%s (first-fit): %s on each (bandwidth %.4f per CPU; found by bisection, first-fit need not be monotone in Q)\n",
+			       r->cpus, r->cpus == 1 ? "" : "s", dur(r->part_min, b2, sizeof(b2)),
+			       (double)r->part_min / (double)r->period);
+		else
+			printf("  partitioned FP on %u CPU%s (first-fit): none (not schedulable even with whole CPUs)\n",
+			       r->cpus, r->cpus == 1 ? "" : "s");
 	}
 	if (r->range) {
 		printf("\nleast bandwidth for a period in %s..%s (step %s):\n", dur(r->pmin, b1, sizeof(b1)),
@@ -324,6 +459,14 @@ static void print_text(const char *file, const struct analysis *a,
 			       (double)r->best_edf_q / (double)r->best_edf_p);
 		else
 			printf("  EDF:              no period in the range works\n");
+		if (r->best_gfp_ok)
+			printf("  global FP on %u CPU%s: %s/%s (bandwidth %.4f per CPU)\n", r->cpus,
+			       r->cpus == 1 ? "" : "s", dur(r->best_gfp_q, b1, sizeof(b1)),
+			       dur(r->best_gfp_p, b2, sizeof(b2)),
+			       (double)r->best_gfp_q / (double)r->best_gfp_p);
+		else
+			printf("  global FP on %u CPU%s: no period in the range works\n", r->cpus,
+			       r->cpus == 1 ? "" : "s");
 	}
 	printf("\nLinux schedules SCHED_FIFO/RR inside a reservation: the fixed-priority answer is the one that applies; EDF is shown for comparison.\n");
 }
@@ -397,20 +540,43 @@ int cmd_analyze(struct opts *o)
 		return ret;
 	if (r.have_res && !r.period && !r.range)
 		r.period = r.p;
+	r.cpus = 1;
+	if (o->cpus) {
+		char *end;
+		unsigned long m;
+
+		errno = 0;
+		m = strtoul(o->cpus, &end, 10);
+		if (o->cpus[0] < '0' || o->cpus[0] > '9' || *end || errno || !m ||
+		    m > HCBS_ANALYSIS_MAX_CPUS) {
+			die_line(o, file, "--cpus %s: expected a whole number of CPUs from 1 to %d",
+				 o->cpus, HCBS_ANALYSIS_MAX_CPUS);
+			return HCBS_EXIT_USAGE;
+		}
+		r.cpus = (unsigned int)m;
+		r.cpus_given = true;
+	}
 	ret = load(o, file, &a, e, sizeof(e));
 	if (ret) {
 		fprintf(stderr, "hcbsctl: analyze: %s\n", e);
 		return ret;
 	}
 	r.fp = calloc(1, sizeof(*r.fp));
-	if (!r.fp) {
-		hcbs_taskset_free(&a.ts);
-		return HCBS_EXIT_SYSTEM;
+	r.gfp = calloc(1, sizeof(*r.gfp));
+	r.part = calloc(1, sizeof(*r.part));
+	if (!r.fp || !r.gfp || !r.part) {
+		fprintf(stderr, "hcbsctl: analyze: %s: out of memory\n", file);
+		ret = HCBS_EXIT_SYSTEM;
+		goto out;
 	}
 
 	if (r.period) {
 		r.fp_min_ok = !hcbs_min_runtime(&a.ts, true, a.order, r.period, 1000, &r.fp_min);
 		r.edf_min_ok = !hcbs_min_runtime(&a.ts, false, a.order, r.period, 1000, &r.edf_min);
+		r.gfp_min_ok = !hcbs_min_runtime_test(&a.ts, HCBS_TEST_GFP, a.order, r.cpus, r.period,
+						      1000, &r.gfp_min);
+		r.part_min_ok = !hcbs_min_runtime_test(&a.ts, HCBS_TEST_PART, a.order, r.cpus, r.period,
+						       1000, &r.part_min);
 	}
 	if (r.have_res) {
 		r.have_check = true;
@@ -424,6 +590,16 @@ int cmd_analyze(struct opts *o)
 		hcbs_fp_test(&a.ts, a.order, r.q, r.p, r.fp);
 		hcbs_edf_test(&a.ts, r.q, r.p, &r.edf);
 	}
+	/* Global and partitioned on m CPUs: at the reservation, else at their own minimum. */
+	r.cperiod = r.have_res ? r.p : r.period;
+	r.gfp_check = r.have_res || (r.period && !r.range && r.gfp_min_ok);
+	r.gfp_q = r.have_res ? r.q : r.gfp_min;
+	r.part_check = r.have_res || (r.period && !r.range && r.part_min_ok);
+	r.part_q = r.have_res ? r.q : r.part_min;
+	if (r.gfp_check && hcbs_gfp_test(&a.ts, a.order, r.cpus, r.gfp_q, r.cperiod, r.gfp))
+		r.gfp_check = false;
+	if (r.part_check && hcbs_part_test(&a.ts, a.order, r.cpus, r.part_q, r.cperiod, r.part))
+		r.part_check = false;
 	if (r.range) {
 		for (uint64_t p = r.pmin; p <= r.pmax; p += r.step) {
 			uint64_t q;
@@ -440,6 +616,12 @@ int cmd_analyze(struct opts *o)
 				r.best_edf_p = p;
 				r.best_edf_q = q;
 			}
+			if (!hcbs_min_runtime_test(&a.ts, HCBS_TEST_GFP, a.order, r.cpus, p, 1000, &q) &&
+			    (!r.best_gfp_ok || (double)q / (double)p < (double)r.best_gfp_q / (double)r.best_gfp_p)) {
+				r.best_gfp_ok = true;
+				r.best_gfp_p = p;
+				r.best_gfp_q = q;
+			}
 			if (p > UINT64_MAX - r.step)
 				break;
 		}
@@ -453,12 +635,20 @@ int cmd_analyze(struct opts *o)
 		print_text(file, &a, &r);
 	}
 
-	/* What decides the exit status: fixed priorities, what Linux runs. */
-	if (ret == HCBS_EXIT_OK && ((r.have_res && !r.fp->schedulable) ||
-	    (!r.have_res && r.period && !r.fp_min_ok) ||
-	    (r.range && !r.best_fp_ok)))
+	/*
+	 * What decides the exit status: fixed priorities, what Linux runs,
+	 * on the m CPUs either pinned (partitioned; at m = 1 the one-CPU
+	 * verdict) or migrating (global).
+	 */
+	if (ret == HCBS_EXIT_OK &&
+	    ((r.have_res && !r.part->schedulable && !r.gfp->schedulable) ||
+	     (!r.have_res && r.period && !r.range && !r.part_min_ok && !r.gfp_min_ok) ||
+	     (r.range && !r.best_fp_ok && !r.best_gfp_ok)))
 		ret = HCBS_EXIT_UNSCHED;
+out:
 	free(r.fp);
+	free(r.gfp);
+	free(r.part);
 	hcbs_taskset_free(&a.ts);
 	return ret;
 }

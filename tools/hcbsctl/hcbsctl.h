@@ -24,6 +24,7 @@ struct opts {
 	const char *step;		/* --step */
 	const char *reservation;	/* --reservation Q/P */
 	const char *order;		/* --order rm|dm|file */
+	const char *cpus;		/* --cpus N (analyze) */
 	bool json;
 	/* test hooks, from the environment (see hcbsctl(1), ENVIRONMENT) */
 	const char *sysctl_dir;

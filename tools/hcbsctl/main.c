@@ -47,6 +47,9 @@ static void usage(FILE *f)
 "  -o, --order rm|dm|file  fixed-priority order (default: file priorities if\n"
 "                          given, else deadline monotonic = rate monotonic\n"
 "                          when deadlines equal periods)\n"
+"  -m, --cpus N            analyze: the container's CPUs, each with its own\n"
+"                          server (default: 1); adds global and partitioned\n"
+"                          fixed-priority verdicts on N CPUs\n"
 "  -h, --help              this help\n"
 "  -V, --version           version\n"
 "\n"
@@ -73,6 +76,7 @@ static void usage(FILE *f)
 enum {
 	O_LXCPATH = 1 << 0, O_CGROUP = 1 << 1, O_JSON = 1 << 2, O_TASKSET = 1 << 3,
 	O_PERIOD = 1 << 4, O_STEP = 1 << 5, O_RESERVATION = 1 << 6, O_ORDER = 1 << 7,
+	O_CPUS = 1 << 8,
 };
 
 static const struct {
@@ -81,7 +85,7 @@ static const struct {
 } opt_names[] = {
 	{ O_LXCPATH, "--lxcpath" }, { O_CGROUP, "--cgroup" }, { O_JSON, "--json" },
 	{ O_TASKSET, "--taskset" }, { O_PERIOD, "--period" }, { O_STEP, "--step" },
-	{ O_RESERVATION, "--reservation" }, { O_ORDER, "--order" },
+	{ O_RESERVATION, "--reservation" }, { O_ORDER, "--order" }, { O_CPUS, "--cpus" },
 };
 
 static const struct {
@@ -120,14 +124,15 @@ static const struct {
 "The RT bandwidth still admissible per CPU, at the top and below each\n"
 "reserved group (of the cgroup tree at PATH, default the whole tree).\n" },
 	{ "analyze", cmd_analyze, 1, 1, false,
-	  O_JSON | O_PERIOD | O_STEP | O_RESERVATION | O_ORDER,
+	  O_JSON | O_PERIOD | O_STEP | O_RESERVATION | O_ORDER | O_CPUS,
 "Usage: hcbsctl [--json] analyze TASKSET --reservation Q/P\n"
 "       hcbsctl [--json] analyze TASKSET --period P | --period PMIN..PMAX [--step S]\n"
-"       (and --order rm|dm|file)\n"
+"       (and --order rm|dm|file, --cpus N)\n"
 "\n"
 "Is TASKSET (a file, - for stdin) schedulable in the reservation Q/P, what\n"
 "least runtime does it need at period P, which period in a range needs the\n"
-"least bandwidth.  Exit 6 when it does not fit.\n" },
+"least bandwidth: on one CPU, and on N CPUs (--cpus, default 1) with global\n"
+"and with partitioned fixed priorities.  Exit 6 when it does not fit.\n" },
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
@@ -198,6 +203,7 @@ int main(int argc, char **argv)
 		{ "step", required_argument, NULL, 's' },
 		{ "reservation", required_argument, NULL, 'r' },
 		{ "order", required_argument, NULL, 'o' },
+		{ "cpus", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -206,7 +212,7 @@ int main(int argc, char **argv)
 	int c, given = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":P:c:jt:p:s:r:o:hV", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":P:c:jt:p:s:r:o:m:hV", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'P': o.lxcpath = optarg; given |= O_LXCPATH; break;
 		case 'c': o.cgroup = optarg; given |= O_CGROUP; break;
@@ -216,6 +222,7 @@ int main(int argc, char **argv)
 		case 's': o.step = optarg; given |= O_STEP; break;
 		case 'r': o.reservation = optarg; given |= O_RESERVATION; break;
 		case 'o': o.order = optarg; given |= O_ORDER; break;
+		case 'm': o.cpus = optarg; given |= O_CPUS; break;
 		case 'h':
 			usage(stdout);
 			return HCBS_EXIT_OK;
