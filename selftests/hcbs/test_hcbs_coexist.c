@@ -744,4 +744,35 @@ TEST_F_TIMEOUT(coexist, pi_chain_across_groups_and_cpus, 60)
 	pi_shm_free(shm);
 }
 
+/*
+ * A root FIFO 95 task waits for a PI mutex held by a FIFO 10 task of a
+ * 1/100 ms group, beside a root FIFO 90 hog.  The owner runs in its own
+ * server while that has budget, and at root level with FIFO 95 while it
+ * is throttled: its 50 ms of work take about that long.  Kept in its
+ * throttled server it would take 5 s (50 periods of 1 ms), which with a
+ * root waiter such as an RCU boost thread stalls the machine.
+ */
+TEST_F_TIMEOUT(coexist, pi_root_waiter_owner_throttled, 60)
+{
+	struct pi_shm *shm = pi_shm_new(_metadata, 50 * HCBS_NSEC_PER_MSEC, 20);
+	char z[PATHLEN];
+	pid_t owner, waiter;
+
+	hcbs_group(_metadata, &self->env, "tiny", 1000, 100000, z, sizeof(z));
+	hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
+		 HCBS_PRIO_ROOT_HOG);
+	owner = pi_process(_metadata, shm, pi_owner, z, SCHED_FIFO, 10);
+	pi_wait_locked(_metadata, shm);
+	waiter = pi_process(_metadata, shm, pi_waiter, NULL, SCHED_FIFO,
+			    HCBS_PRIO_ROOT_HOG + 5);
+	pi_wait(_metadata, waiter);
+	pi_release_owner(_metadata, shm, owner);
+	hcbs_note("root FIFO %d waiter, FIFO 10 owner in a 1/100 ms group holding the mutex for 50 ms of CPU beside a root FIFO %d hog: %s after %.3f s (in its own budget only: >= 5 s)",
+		  HCBS_PRIO_ROOT_HOG + 5, HCBS_PRIO_ROOT_HOG,
+		  shm->lock_err ? strerror(shm->lock_err) : "acquired", shm->wait_ns / 1e9);
+	EXPECT_EQ(0, shm->lock_err);
+	EXPECT_LT(shm->wait_ns, 2 * HCBS_NSEC_PER_SEC);
+	pi_shm_free(shm);
+}
+
 HCBS_TEST_MAIN
