@@ -4,7 +4,8 @@
 # hcbsctl and hcbs-hook end to end on a fake cgroup tree (--cgroup and the
 # test-only HCBSCTL_SYSCTL_DIR / HCBSCTL_FAIR_SERVER_DIR): the writes, the
 # write order, and every error path: one line on stderr, the documented exit
-# code, nothing changed.  Kernel refusals (EBUSY, EINVAL) are injected with
+# code, nothing changed; free and the refusals with and without the root
+# group's share.  Kernel refusals (EBUSY, EINVAL) are injected with
 # the failwrite LD_PRELOAD shim.  JSON output is validated against
 # docs/hcbsctl-schema.json.  TAP on stdout.
 #
@@ -238,6 +239,146 @@ rm -r "$CG/part" "$CG/badpart"
 run 4 H --cgroup "$CG/nocpu" free && one_line_err
 ok $? "free without HCBS: exit 4"
 
+# --- the root group's share (cpu.rt.max on the root) ---------------------------
+# Its own tree: g1 0.2 and g2/kid 0.1 (g2 is max) are the top-level groups, 0.3.
+SH=$T/sh
+mkgroup "$SH"
+mkgroup "$SH/g1" "200000 1000000"
+mkgroup "$SH/g2" "max 1000000"
+mkgroup "$SH/g2/kid" "100000 1000000"
+mkgroup "$SH/new" "max 1000000"
+NCPU=$(nproc)
+# free_json KEY... : the python expression over the --json document d
+free_json() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($1) else 1)" "$T/out"
+}
+share_refused() {	# share_refused ERRNO GROUP Q/P: run set with the write failing
+	run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO="$1" \
+		$WRAP "$HCBSCTL" --cgroup "$2" set "$3" && one_line_err && unchanged
+}
+
+# 1. No cpu.rt.max on the root (a kernel without the share): as before.
+run 0 H --cgroup "$SH" free &&
+	grep -q '^root share:   not set (this kernel has no cpu.rt.max on the root)' "$T/out" &&
+	grep -qE '^0 +0\.950 +0\.050 +0\.300 +0\.600$' "$T/out" && grep -q 'these are upper bounds' "$T/out"
+ok $? "free, no root cpu.rt.max: not set; free = 0.95 - 0.05 - 0.3 = 0.600 per CPU"
+run 0 H --json --cgroup "$SH" free && valid_json &&
+	free_json 'd["root_share"] is None and d["free_limited_by"] == "global_limit" and abs(d["cpus"][0]["free"] - 0.6) < 1e-9'
+ok $? "free --json, no root cpu.rt.max: root_share null, limited by the global limit"
+snapshot before
+share_refused 16 "$SH/new" 700ms/1s &&
+	grep -q "requested 0.700 CPU per CPU, available 0.600 under the global limit; accepted: RUNTIME/PERIOD <= 0.600, e.g. 600ms/1s" "$T/err"
+ok $? "set refused, no root cpu.rt.max: under the global limit: $(cat "$T/err")"
+
+# 2. "max 1000000", the default: the same figures.
+echo "max 1000000" >"$SH/cpu.rt.max"
+run 0 H --cgroup "$SH" free &&
+	grep -q "^root share:   max (not set, $SH/cpu.rt.max): top-level groups take from the global limit" "$T/out" &&
+	grep -qE '^0 +0\.950 +0\.050 +0\.300 +0\.600$' "$T/out"
+ok $? "free, root 'max 1000000': not set; free = 0.600 per CPU"
+run 0 H --json --cgroup "$SH" free && valid_json &&
+	free_json 'd["root_share"] == {"set": False, "runtime_us": None, "period_us": 1000000, "bandwidth_per_cpu": None, "interface": "cpu.rt.max"} and d["free_limited_by"] == "global_limit" and abs(d["cpus"][0]["free"] - 0.6) < 1e-9'
+ok $? "free --json, root 'max 1000000': root_share.set false, period 1000000"
+snapshot before
+share_refused 16 "$SH/new" 700ms/1s && grep -q "available 0.600 under the global limit" "$T/err"
+ok $? "set refused, root 'max 1000000': under the global limit"
+
+# 3. "500000 1000000": free = the share - the top-level groups, exactly.
+echo "500000 1000000" >"$SH/cpu.rt.max"
+run 0 H --cgroup "$SH" free &&
+	grep -q "^root share:   0.500 per CPU (500ms/1s in $SH/cpu.rt.max): kept for the RT groups on every CPU" "$T/out" &&
+	grep -q '^CPU   SHARE   RESERVED  FREE$' "$T/out" && grep -qE '^0 +0\.500 +0\.300 +0\.200$' "$T/out" &&
+	grep -q 'these figures are exact' "$T/out" && ! grep -q 'upper bounds' "$T/out"
+ok $? "free, root '500000 1000000': free = 0.5 - 0.3 = 0.200 per CPU, exact"
+run 0 H --json --cgroup "$SH" free && valid_json &&
+	free_json 'd["root_share"] == {"set": True, "runtime_us": 500000, "period_us": 1000000, "bandwidth_per_cpu": 0.5, "interface": "cpu.rt.max"} and d["free_limited_by"] == "root_share" and all(abs(c["free"] - 0.2) < 1e-9 for c in d["cpus"]) and abs(d["root_domains"][0]["free"] - 0.2 * '"$NCPU"') < 1e-9 and d["reserved_groups"] == 2'
+ok $? "free --json, root '500000 1000000': set, limited by the share, 0.2 on each CPU"
+snapshot before
+share_refused 16 "$SH/new" 300ms/1s &&
+	grep -q "hcbsctl: set $SH/new: cpu.rt.max: admission refused (EBUSY): requested 0.300 CPU per CPU, available 0.200 under the root group's share (500ms/1s); accepted: RUNTIME/PERIOD <= 0.200, e.g. 200ms/1s" "$T/err"
+ok $? "set refused under a root share: available 0.200 under the root group's share: $(cat "$T/err")"
+share_refused 16 "$SH/g1" 500ms/1s && grep -q "available 0.400 under the root group's share" "$T/err"
+ok $? "set refused, a top-level group's own 0.2 is left out: available 0.400: $(cat "$T/err")"
+share_refused 16 "$SH/g2/kid" 500ms/1s && grep -q "available 0.300 under the root group's share" "$T/err"
+ok $? "set refused, a reserved group below a max one is top-level too (0.5 - 0.2): $(cat "$T/err")"
+echo "100000 1000000" >"$SH/cpu.rt.max"
+snapshot before
+share_refused 16 "$SH/new" 300ms/1s &&
+	grep -q "available 0.000 under the root group's share (100ms/1s); accepted: nothing until another reservation shrinks or the root group's share grows" "$T/err"
+ok $? "set refused, the groups fill the share: nothing accepted until one shrinks or the share grows: $(cat "$T/err")"
+echo "0 1000000" >"$SH/cpu.rt.max"
+run 0 H --cgroup "$SH" free && grep -q '^root share:   0 (0ns/1s in .*): no top-level reservation is admitted' "$T/out"
+ok $? "free, root '0 1000000': no top-level reservation admitted"
+snapshot before
+share_refused 16 "$SH/new" 1ms/1s &&
+	grep -q "available 0.000 under the root group's share (0ns/1s); accepted: nothing at the top level while the root group's share is 0" "$T/err"
+ok $? "set refused, root share 0: $(cat "$T/err")"
+
+# 4. Malformed: free refuses (a misread share would make every figure wrong),
+# set's refusal does not guess what is available.
+for c in "abc" "max" "500000" "max 0" "600000 500000" "1 2 3" "-1 1000000" ""; do
+	printf '%s\n' "$c" >"$SH/cpu.rt.max"
+	run 7 H --cgroup "$SH" free && one_line_err && [ ! -s "$T/out" ] &&
+		grep -q "hcbsctl: free: $SH/cpu.rt.max: unexpected content '$c': expected 'max PERIOD' or 'RUNTIME PERIOD' in microseconds, RUNTIME <= PERIOD" "$T/err"
+	ok $? "free, malformed root cpu.rt.max '$c': exit 7, one line: $(cat "$T/err")"
+done
+run 7 H --json --cgroup "$SH" free && one_line_err && [ ! -s "$T/out" ]
+ok $? "free --json, malformed root cpu.rt.max: exit 7, no JSON"
+echo "garbage 1000000" >"$SH/cpu.rt.max"
+snapshot before
+share_refused 16 "$SH/new" 300ms/1s &&
+	grep -q "requested 0.300 CPU per CPU; what is available is unknown: the root group's share cannot be read (hcbsctl free says why)" "$T/err"
+ok $? "set refused, malformed root share: available unknown, not guessed: $(cat "$T/err")"
+
+# 5. The share itself: set/get/unset on the root cgroup.
+echo "max 1000000" >"$SH/cpu.rt.max"
+run 0 H --cgroup "$SH" get && grep -q "^$SH: max (the root group's share is not set" "$T/out"
+ok $? "get on the root: the share is not set"
+run 0 H --cgroup "$SH" set 400ms/1s && [ "$(cat "$SH/cpu.rt.max")" = "400000 1000000" ] &&
+	grep -q "^$SH: 400ms/1s (the root group's share: 0.400 CPU kept for the RT groups on each of" "$T/out"
+ok $? "set on the root writes the share: $(cat "$T/out")"
+run 0 H --cgroup "$SH" get && grep -q "^$SH: 400ms/1s (the root group's share: 0.400" "$T/out"
+ok $? "get on the root shows the share"
+snapshot before
+share_refused 16 "$SH" 100ms/1s &&
+	grep -q "hcbsctl: set $SH: cpu.rt.max: the root group's share refused (EBUSY): requested 0.100 CPU per CPU, below what the 2 top-level group(s) hold (0.300 per CPU); accepted: max, or RUNTIME/PERIOD >= 0.300 and <= 0.900 minus what SCHED_DEADLINE tasks hold" "$T/err"
+ok $? "root share refused below the groups: says so: $(cat "$T/err")"
+share_refused 16 "$SH" 960ms/1s && grep -q "requested 0.960 CPU per CPU, above the global limit minus the fair server (0.900 per CPU)" "$T/err"
+ok $? "root share refused above the limit: says so: $(cat "$T/err")"
+share_refused 16 "$SH" 500ms/1s && grep -q "requested 0.500 CPU per CPU, more than SCHED_DEADLINE tasks leave on some root domain" "$T/err"
+ok $? "root share refused within both: deadline tasks: $(cat "$T/err")"
+run 5 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=1 \
+	$WRAP "$HCBSCTL" --cgroup "$SH" set 500ms/1s && one_line_err && unchanged &&
+	grep -q "permission denied (EPERM): the root group's share needs CAP_SYS_NICE; run as root" "$T/err"
+ok $? "root share EPERM: exit 5: $(cat "$T/err")"
+run 0 H --cgroup "$SH" unset && [ "$(cat "$SH/cpu.rt.max")" = "max 1000000" ] &&
+	grep -q "^$SH: max (the root group's share is not set" "$T/out"
+ok $? "unset on the root: back to 'max 1000000'"
+rm "$SH/cpu.rt.max"
+snapshot before
+run 4 H --cgroup "$SH" set 500ms/1s && one_line_err && unchanged &&
+	grep -q "kernel without the root group's share: $SH (the root cgroup) has no cpu.rt.max" "$T/err"
+ok $? "set on a root without cpu.rt.max: exit 4: $(cat "$T/err")"
+
+# 6. The two-file form on a cgroup v1 root (no cpu.rt.stat there: HCBS is
+# recognised by a child's files).
+V1=$T/v1
+mkgroup "$V1"; rm "$V1/cpu.weight"
+echo -1 >"$V1/cpu.rt_runtime_us"; echo 1000000 >"$V1/cpu.rt_period_us"
+mkgroup "$V1/g"; rm "$V1/g/cpu.weight"
+echo 100000 >"$V1/g/cpu.rt_runtime_us"; echo 1000000 >"$V1/g/cpu.rt_period_us"
+printf 'usage_usec 0\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n' >"$V1/g/cpu.rt.stat"
+run 0 H --json --cgroup "$V1" free && valid_json &&
+	free_json 'd["root_share"]["set"] is False and d["root_share"]["interface"] == "cpu.rt_runtime_us+cpu.rt_period_us" and abs(d["cpus"][0]["free"] - 0.8) < 1e-9'
+ok $? "free, v1 root -1: not set, free 0.95 - 0.05 - 0.1 = 0.8"
+run 0 H --cgroup "$V1" set 250ms/1s && [ "$(cat "$V1/cpu.rt_runtime_us")" = 250000 ] &&
+	run 0 H --json --cgroup "$V1" free && valid_json &&
+	free_json 'd["root_share"]["runtime_us"] == 250000 and d["free_limited_by"] == "root_share" and abs(d["cpus"][0]["free"] - 0.15) < 1e-9'
+ok $? "set on a v1 root writes cpu.rt_runtime_us; free = 0.25 - 0.1 = 0.15"
+echo 2000000 >"$V1/cpu.rt_runtime_us"
+run 7 H --cgroup "$V1" free && one_line_err && grep -q "unexpected content '2000000', '1000000'" "$T/err"
+ok $? "free, v1 root runtime > period: exit 7: $(cat "$T/err")"
+
 # --- analyze -------------------------------------------------------------------
 cat >"$T/paper.ts" <<EOF
 # Section IV of the paper: (C, T) in microseconds, rate monotonic
@@ -435,6 +576,8 @@ for a in "list --taskset x" "list --cgroup $C1" "get c1 --period 1ms" "analyze x
 done
 run 0 H help set && grep -q '^Usage: hcbsctl \[-P LXCPATH\] set NAME RUNTIME/PERIOD' "$T/out"
 ok $? "help set shows set's usage"
+run 0 H help free && grep -q "the root group's share" "$T/out"
+ok $? "help free says what free is measured against"
 run 0 H help && grep -q '^Examples:' "$T/out"
 ok $? "help alone is --help"
 run 1 H help frob && one_line_err

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libhcbs-util: the JSON writer, cgroup discovery from /proc/PID/cgroup and
- * mountinfo texts, cpu.rt.max parsing, and the two-file write plan (every
- * intermediate state valid, checked on random transitions).
+ * mountinfo texts, cpu.rt.max parsing, the root group's share (on a fake
+ * root cgroup), and the two-file write plan (every intermediate state
+ * valid, checked on random transitions).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -222,6 +224,108 @@ static void rt_files(void)
 	tap_ok(!strcmp(hcbs_rt_format(&rt, buf, sizeof(buf)), "max/18ms"), "format max/18ms");
 }
 
+static void put(const char *dir, const char *name, const char *text)
+{
+	char p[4096];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void drop(const char *dir, const char *name)
+{
+	char p[4096];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	unlink(p);
+}
+
+/* Read the share of the fake root @dir; 0 or -errno, @err filled. */
+static int share_of(const char *dir, struct hcbs_root_share *s, char *err, size_t len)
+{
+	err[0] = '\0';
+	return hcbs_root_share_read(dir, s, err, len);
+}
+
+static void root_share(void)
+{
+	static const char *const bad[] = {
+		"abc\n", "max\n", "500000\n", "max 0\n", "600000 500000\n", "1 2 3\n",
+		"-1 1000000\n", "", "500000 1000000 junk\n", "0x10 100\n",
+	};
+	char dir[] = "/tmp/hcbs-share.XXXXXX", err[HCBS_ERRLEN];
+	struct hcbs_root_share s;
+	int ret, rejected = 0;
+
+	if (!mkdtemp(dir)) {
+		tap_ok(0, "root share: mkdtemp: %s", strerror(errno));
+		return;
+	}
+	put(dir, "cgroup.procs", "");
+	ret = share_of(dir, &s, err, sizeof(err));
+	tap_ok(!ret && s.abi == HCBS_ABI_NONE && !hcbs_root_share_set(&s),
+	       "root share: no file on the root (a kernel without it): not set, no error");
+	put(dir, "cpu.rt.max", "max 1000000\n");
+	ret = share_of(dir, &s, err, sizeof(err));
+	tap_ok(!ret && s.abi == HCBS_ABI_RT_MAX && !hcbs_root_share_set(&s) &&
+	       s.rt.period_us == 1000000, "root share: 'max 1000000' is not set, period kept");
+	put(dir, "cpu.rt.max", "500000 1000000\n");
+	ret = share_of(dir, &s, err, sizeof(err));
+	tap_ok(!ret && hcbs_root_share_set(&s) && s.rt.runtime_us == 500000 &&
+	       s.rt.period_us == 1000000 && hcbs_rt_bw(&s.rt) == 0.5,
+	       "root share: '500000 1000000' is set, 0.5 per CPU");
+	put(dir, "cpu.rt.max", "0 1000000\n");
+	ret = share_of(dir, &s, err, sizeof(err));
+	tap_ok(!ret && hcbs_root_share_set(&s) && s.rt.runtime_us == 0,
+	       "root share: '0 1000000' is set (no top-level reservation)");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		put(dir, "cpu.rt.max", bad[i]);
+		ret = share_of(dir, &s, err, sizeof(err));
+		if (ret == -EINVAL && !hcbs_root_share_set(&s) && strstr(err, "unexpected content") &&
+		    strstr(err, "expected 'max PERIOD' or 'RUNTIME PERIOD'") && !strchr(err, '\n'))
+			rejected++;
+		else
+			tap_diag("'%s': %d, set %d, '%s'", bad[i], ret, hcbs_root_share_set(&s), err);
+	}
+	tap_ok(rejected == (int)(sizeof(bad) / sizeof(bad[0])),
+	       "root share: %d malformed cpu.rt.max contents are -EINVAL with one line, and read as not set",
+	       rejected);
+	put(dir, "cpu.rt.max", "ab\001cd\n");
+	ret = share_of(dir, &s, err, sizeof(err));
+	tap_ok(ret == -EINVAL && strstr(err, "'ab?cd'"), "root share: a control character is quoted as '?': %s",
+	       err);
+
+	/* The two-file form (cgroup v1), used when there is no cpu.rt.max. */
+	drop(dir, "cpu.rt.max");
+	put(dir, "cpu.rt_runtime_us", "-1\n");
+	put(dir, "cpu.rt_period_us", "1000000\n");
+	ret = share_of(dir, &s, err, sizeof(err));
+	tap_ok(!ret && s.abi == HCBS_ABI_TWO_FILES && !hcbs_root_share_set(&s),
+	       "root share, two files: -1 is not set");
+	put(dir, "cpu.rt_runtime_us", "250000\n");
+	ret = share_of(dir, &s, err, sizeof(err));
+	tap_ok(!ret && hcbs_root_share_set(&s) && hcbs_rt_bw(&s.rt) == 0.25,
+	       "root share, two files: 250000 / 1000000 is set, 0.25 per CPU");
+	put(dir, "cpu.rt_runtime_us", "2000000\n");
+	ret = share_of(dir, &s, err, sizeof(err));
+	tap_ok(ret == -EINVAL && !hcbs_root_share_set(&s) && strstr(err, "'2000000', '1000000'"),
+	       "root share, two files: runtime > period refused: %s", err);
+	put(dir, "cpu.rt_runtime_us", "1\n");
+	put(dir, "cpu.rt_period_us", "0\n");
+	ret = share_of(dir, &s, err, sizeof(err));
+	tap_ok(ret == -EINVAL, "root share, two files: period 0 refused");
+
+	drop(dir, "cpu.rt_runtime_us");
+	drop(dir, "cpu.rt_period_us");
+	drop(dir, "cgroup.procs");
+	rmdir(dir);
+}
+
 /* Is every state of the plan valid (runtime <= period, lo <= bw <= hi)? */
 static bool plan_ok(const struct hcbs_rt *from, const struct hcbs_rt *to, double floor_bw,
 		    const struct hcbs_rt_step *s, int n, char *why, size_t len)
@@ -341,6 +445,7 @@ int main(void)
 	json();
 	cgroups();
 	rt_files();
+	root_share();
 	plans();
 	return tap_done();
 }

@@ -2,12 +2,18 @@
 /*
  * hcbsctl free: the bandwidth a new top-level reservation could still get.
  *
- * Per CPU: the global limit (sched_rt_runtime_us / sched_rt_period_us)
- * minus the fair server of that CPU minus the top-level reservations (the
- * reserved groups whose nearest reserved ancestor is the root; groups
- * below them are inside their parent's share).  SCHED_DEADLINE tasks also
- * take from the same pool but are not visible without walking every task,
- * so the figures are upper bounds, and say so.
+ * Per CPU, when the root group's share is not set (cpu.rt.max "max" on the
+ * root, the default, or a kernel without it): the global limit
+ * (sched_rt_runtime_us / sched_rt_period_us) minus the fair server of that
+ * CPU minus the top-level reservations (the reserved groups whose nearest
+ * reserved ancestor is the root; groups below them are inside their
+ * parent's share).  SCHED_DEADLINE tasks also take from the same pool but
+ * are not visible without walking every task, so the figures are upper
+ * bounds, and say so.
+ *
+ * When the share is set to Q/P, the kernel keeps Q/P of every CPU for the
+ * RT groups (deadline tasks cannot take it) and the top-level groups must
+ * fit in it: free is Q/P minus the top-level reservations, exactly.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -18,32 +24,6 @@
 #include "hcbsctl.h"
 
 #define MAX_CPUS 1024
-
-/* Does the kernel show the HCBS files in @root or one of its children? */
-static bool has_hcbs(const char *root)
-{
-	enum hcbs_rt_abi abi = hcbs_rt_detect(root);
-	struct dirent *e;
-	bool found = false;
-	DIR *d;
-
-	if (abi == HCBS_ABI_RT_MAX || abi == HCBS_ABI_TWO_FILES)
-		return true;
-	d = opendir(root);
-	if (!d)
-		return false;
-	while (!found && (e = readdir(d))) {
-		char sub[PATH_MAX];
-
-		if (e->d_name[0] == '.' ||
-		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", root, e->d_name) >= sizeof(sub))
-			continue;
-		abi = hcbs_rt_detect(sub);
-		found = abi == HCBS_ABI_RT_MAX || abi == HCBS_ABI_TWO_FILES;
-	}
-	closedir(d);
-	return found;
-}
 
 /*
  * Root domains: SCHED_DEADLINE admission (and so HCBS admission) is per
@@ -142,15 +122,210 @@ static void cpu_list(const int *cpus, int n, char *buf, size_t len)
 	}
 }
 
+/* What free found; the printers only print it. */
+struct free_report {
+	const char *root;
+	struct hcbs_global g;
+	struct hcbs_root_share share;
+	bool share_set;
+	double share_bw;		/* per CPU, when share_set */
+	double reserved;		/* per CPU, by the top-level groups */
+	int groups;
+	bool assumed;			/* a fair server assumed 50ms/1s */
+	int ncpu;
+	int *cpus;
+	double *fair;
+	double total;			/* free summed over all CPUs */
+	char list[256];			/* all CPUs */
+	struct domains *dom;
+	int ndom;			/* the default domain, then the partitions */
+	double *dfree;
+	char (*dlist)[256];
+};
+
+/* Free on CPU index @i: under the share when set, else the global limit. */
+static double cpu_free(const struct free_report *r, int i)
+{
+	if (r->share_set)
+		return r->share_bw - r->reserved;
+	return r->g.ratio - r->fair[i] - r->reserved;
+}
+
+static void json_share(struct hcbs_json *j, const struct free_report *r)
+{
+	const struct hcbs_root_share *sh = &r->share;
+
+	if (sh->abi == HCBS_ABI_NONE) {
+		hcbs_json_null(j);
+		return;
+	}
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "set");
+	hcbs_json_bool(j, r->share_set);
+	hcbs_json_key(j, "runtime_us");
+	if (r->share_set)
+		hcbs_json_uint(j, sh->rt.runtime_us);
+	else
+		hcbs_json_null(j);
+	hcbs_json_key(j, "period_us");
+	hcbs_json_uint(j, sh->rt.period_us);
+	hcbs_json_key(j, "bandwidth_per_cpu");
+	if (r->share_set)
+		hcbs_json_double(j, r->share_bw);
+	else
+		hcbs_json_null(j);
+	hcbs_json_key(j, "interface");
+	hcbs_json_string(j, hcbs_rt_abi_name(sh->abi));
+	hcbs_json_object_end(j);
+}
+
+static int print_json(const struct free_report *r)
+{
+	struct hcbs_json *j = hcbs_json_new(stdout);
+
+	if (!j)
+		return HCBS_EXIT_SYSTEM;
+	hcbs_json_object_begin(j);
+	json_header(j, "free");
+	hcbs_json_key(j, "cgroup_root");
+	hcbs_json_string(j, r->root);
+	hcbs_json_key(j, "global");
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "rt_runtime_us");
+	hcbs_json_int(j, r->g.rt_runtime_us);
+	hcbs_json_key(j, "rt_period_us");
+	hcbs_json_uint(j, r->g.rt_period_us);
+	hcbs_json_key(j, "ratio");
+	hcbs_json_double(j, r->g.ratio);
+	hcbs_json_key(j, "admission_control");
+	hcbs_json_bool(j, r->g.rt_runtime_us >= 0);
+	hcbs_json_object_end(j);
+	hcbs_json_key(j, "root_share");
+	json_share(j, r);
+	hcbs_json_key(j, "free_limited_by");
+	hcbs_json_string(j, r->share_set ? "root_share" : "global_limit");
+	hcbs_json_key(j, "reserved_per_cpu");
+	hcbs_json_double(j, r->reserved);
+	hcbs_json_key(j, "reserved_groups");
+	hcbs_json_int(j, r->groups);
+	hcbs_json_key(j, "fair_server_assumed");
+	hcbs_json_bool(j, r->assumed);
+	hcbs_json_key(j, "deadline_tasks_counted");
+	hcbs_json_bool(j, false);
+	hcbs_json_key(j, "cpus");
+	hcbs_json_array_begin(j);
+	for (int i = 0; i < r->ncpu; i++) {
+		hcbs_json_object_begin(j);
+		hcbs_json_key(j, "cpu");
+		hcbs_json_int(j, r->cpus[i]);
+		hcbs_json_key(j, "limit");
+		hcbs_json_double(j, r->g.ratio);
+		hcbs_json_key(j, "fair_server");
+		hcbs_json_double(j, r->fair[i]);
+		hcbs_json_key(j, "reserved");
+		hcbs_json_double(j, r->reserved);
+		hcbs_json_key(j, "free");
+		hcbs_json_double(j, cpu_free(r, i));
+		hcbs_json_object_end(j);
+	}
+	hcbs_json_array_end(j);
+	hcbs_json_key(j, "root_domains");
+	hcbs_json_array_begin(j);
+	for (int k = 0; k < r->ndom; k++) {
+		if (!r->dlist[k][0])
+			continue;
+		hcbs_json_object_begin(j);
+		hcbs_json_key(j, "cpus");
+		hcbs_json_string(j, r->dlist[k]);
+		hcbs_json_key(j, "partition");
+		hcbs_json_string(j, k ? r->dom->p[k - 1].path : NULL);
+		hcbs_json_key(j, "kind");
+		hcbs_json_string(j, k ? r->dom->p[k - 1].kind : "default");
+		hcbs_json_key(j, "free");
+		hcbs_json_double(j, r->dfree[k]);
+		hcbs_json_object_end(j);
+	}
+	hcbs_json_array_end(j);
+	hcbs_json_object_end(j);
+	return hcbs_json_free(j) ? HCBS_EXIT_SYSTEM : HCBS_EXIT_OK;
+}
+
+static void print_share(const struct free_report *r)
+{
+	const char *file = r->share.abi == HCBS_ABI_RT_MAX ? "cpu.rt.max" : "cpu.rt_runtime_us";
+	char buf[64];
+
+	if (r->share.abi == HCBS_ABI_NONE)
+		printf("root share:   not set (this kernel has no cpu.rt.max on the root): top-level groups take from the global limit\n");
+	else if (!r->share_set)
+		printf("root share:   max (not set, %s/%s): top-level groups take from the global limit, beside the fair servers and SCHED_DEADLINE tasks\n",
+		       r->root, file);
+	else if (!r->share.rt.runtime_us)
+		printf("root share:   0 (%s in %s/%s): no top-level reservation is admitted\n",
+		       hcbs_rt_format(&r->share.rt, buf, sizeof(buf)), r->root, file);
+	else
+		printf("root share:   %.3f per CPU (%s in %s/%s): kept for the RT groups on every CPU, SCHED_DEADLINE tasks cannot take it\n",
+		       r->share_bw, hcbs_rt_format(&r->share.rt, buf, sizeof(buf)), r->root, file);
+}
+
+static void print_text(const struct free_report *r)
+{
+	const struct hcbs_global *g = &r->g;
+
+	printf("global limit: %.3f per CPU (kernel.sched_rt_runtime_us %lld / sched_rt_period_us %llu)%s\n",
+	       g->ratio, (long long)g->rt_runtime_us, (unsigned long long)g->rt_period_us,
+	       g->rt_runtime_us < 0 ? " -- admission control OFF" : "");
+	print_share(r);
+	printf("reserved:     %.3f per CPU by %d top-level group(s) under %s\n",
+	       r->reserved, r->groups, r->root);
+	if (r->share_set) {
+		printf("\n%-5s %-7s %-9s %s\n", "CPU", "SHARE", "RESERVED", "FREE");
+		for (int i = 0; i < r->ncpu; i++)
+			printf("%-5d %-7.3f %-9.3f %.3f\n", r->cpus[i], r->share_bw,
+			       r->reserved, cpu_free(r, i));
+	} else {
+		printf("\n%-5s %-7s %-7s %-9s %s\n", "CPU", "LIMIT", "FAIR", "RESERVED", "FREE");
+		for (int i = 0; i < r->ncpu; i++)
+			printf("%-5d %-7.3f %-7.3f %-9.3f %.3f\n", r->cpus[i], g->ratio,
+			       r->fair[i], r->reserved, cpu_free(r, i));
+	}
+	printf("\n");
+	for (int k = 0; k < r->ndom; k++) {
+		if (!r->dlist[k][0])
+			continue;
+		if (k)
+			printf("root domain %s (%s partition %s): %.3f CPU free in total\n",
+			       r->dlist[k], r->dom->p[k - 1].kind, r->dom->p[k - 1].path,
+			       r->dfree[k]);
+		else
+			printf("root domain %s%s: %.3f CPU free in total\n", r->dlist[k],
+			       r->ndom > 1 ? " (default)" : "", r->dfree[k]);
+	}
+	if (r->ndom > 1)
+		printf("all CPUs %s: %.3f CPU free in total\n", r->list, r->total);
+	if (r->share_set) {
+		printf("\nA new top-level reservation Q/P fits if Q/P <= FREE above: the root group's share minus the top-level groups.\n");
+		printf("note: SCHED_DEADLINE tasks cannot take the share: these figures are exact.\n");
+		return;
+	}
+	printf("\nA new top-level reservation Q/P fits if Q/P <= the smallest FREE above.\n");
+	if (r->assumed)
+		printf("note: fair server bandwidth assumed 50ms/1s (no /sys/kernel/debug/sched/fair_server).\n");
+	printf("note: SCHED_DEADLINE tasks take from the same pool and are not counted here: these are upper bounds.\n");
+}
+
 int cmd_free(struct opts *o)
 {
-	char root[PATH_MAX], e[HCBS_ERRLEN], list[256];
-	static int cpus[MAX_CPUS];
-	static double fair[MAX_CPUS];
-	bool assumed = false;
-	struct hcbs_global g;
-	double reserved, total = 0;
-	int ncpu, groups = 0, v = 0;
+	char root[PATH_MAX], e[HCBS_ERRLEN];
+	static int cpus[MAX_CPUS], members[MAX_CPUS];
+	static double fair[MAX_CPUS], dfree[257];
+	static char dlist[257][256];
+	static struct domains dom;
+	struct free_report r = {
+		.root = root, .cpus = cpus, .fair = fair, .dom = &dom,
+		.dfree = dfree, .dlist = dlist,
+	};
+	int v = 0, ret;
 
 	if (o->cgroup) {
 		snprintf(root, sizeof(root), "%s", o->cgroup);
@@ -158,150 +333,62 @@ int cmd_free(struct opts *o)
 		die_line(o, NULL, "cannot find the cpu cgroup hierarchy: %s", e);
 		return HCBS_EXIT_NOTFOUND;
 	}
-	if (!has_hcbs(root)) {
+	if (!hcbs_tree_has_hcbs(root)) {
 		die_line(o, NULL, "kernel without HCBS: no cpu.rt.max nor cpu.rt.stat in %s or its children (boot the hcbs kernel)",
 			 root);
 		return HCBS_EXIT_NOHCBS;
 	}
-	if (hcbs_global_read(o->sysctl_dir, &g, e, sizeof(e))) {
+	if (hcbs_global_read(o->sysctl_dir, &r.g, e, sizeof(e))) {
 		die_line(o, NULL, "%s", e);
 		return HCBS_EXIT_SYSTEM;
 	}
-	if (g.rt_runtime_us < 0)
+	/* A share misread would make every figure wrong: refuse instead. */
+	if (hcbs_root_share_read(root, &r.share, e, sizeof(e))) {
+		die_line(o, NULL, "%s", e);
+		return HCBS_EXIT_SYSTEM;
+	}
+	r.share_set = hcbs_root_share_set(&r.share);
+	r.share_bw = hcbs_rt_bw(&r.share.rt);
+	if (r.g.rt_runtime_us < 0)
 		warn_line("kernel.sched_rt_runtime_us is -1: admission control is off, nothing is guaranteed");
-	ncpu = hcbs_online_cpus(cpus, MAX_CPUS);
-	if (ncpu > MAX_CPUS)
-		ncpu = MAX_CPUS;
-	reserved = hcbs_reserved_below(root, NULL, &groups);
-	for (int i = 0; i < ncpu; i++) {
+	r.ncpu = hcbs_online_cpus(cpus, MAX_CPUS);
+	if (r.ncpu > MAX_CPUS)
+		r.ncpu = MAX_CPUS;
+	r.reserved = hcbs_reserved_below(root, NULL, &r.groups);
+	for (int i = 0; i < r.ncpu; i++) {
 		bool a;
 
 		fair[i] = hcbs_fair_server_bw(o->fs_dir, cpus[i], &a);
-		assumed |= a;
-		total += g.ratio - fair[i] - reserved;
+		r.assumed |= a;
+		r.total += cpu_free(&r, i);
 	}
-	cpu_list(cpus, ncpu, list, sizeof(list));
+	cpu_list(cpus, r.ncpu, r.list, sizeof(r.list));
 
 	/* Domain -1 is the default one; then the partitions. */
-	static struct domains dom;
-	static int members[MAX_CPUS];
-	static double dfree[257];
-	static char dlist[257][256];
-	int ndom;
-
 	memset(&dom, 0, sizeof(dom));
 	for (int c = 0; c < MAX_CPUS; c++)
 		dom.owner[c] = -1;
 	scan_partitions(root, 0, &dom);
-	ndom = dom.n + 1;
+	r.ndom = dom.n + 1;
 	for (int k = -1; k < dom.n; k++) {
 		int m = 0;
 
 		dfree[k + 1] = 0;
-		for (int i = 0; i < ncpu; i++) {
+		for (int i = 0; i < r.ncpu; i++) {
 			if (cpus[i] >= MAX_CPUS || dom.owner[cpus[i]] != k)
 				continue;
 			members[m++] = cpus[i];
-			dfree[k + 1] += g.ratio - fair[i] - reserved;
+			dfree[k + 1] += cpu_free(&r, i);
 		}
 		cpu_list(members, m, dlist[k + 1], sizeof(dlist[k + 1]));
 	}
 
 	if (o->json) {
-		struct hcbs_json *j = hcbs_json_new(stdout);
-
-		if (!j) {
-			free(dom.p);
-			return HCBS_EXIT_SYSTEM;
-		}
-		hcbs_json_object_begin(j);
-		json_header(j, "free");
-		hcbs_json_key(j, "cgroup_root");
-		hcbs_json_string(j, root);
-		hcbs_json_key(j, "global");
-		hcbs_json_object_begin(j);
-		hcbs_json_key(j, "rt_runtime_us");
-		hcbs_json_int(j, g.rt_runtime_us);
-		hcbs_json_key(j, "rt_period_us");
-		hcbs_json_uint(j, g.rt_period_us);
-		hcbs_json_key(j, "ratio");
-		hcbs_json_double(j, g.ratio);
-		hcbs_json_key(j, "admission_control");
-		hcbs_json_bool(j, g.rt_runtime_us >= 0);
-		hcbs_json_object_end(j);
-		hcbs_json_key(j, "reserved_per_cpu");
-		hcbs_json_double(j, reserved);
-		hcbs_json_key(j, "reserved_groups");
-		hcbs_json_int(j, groups);
-		hcbs_json_key(j, "fair_server_assumed");
-		hcbs_json_bool(j, assumed);
-		hcbs_json_key(j, "deadline_tasks_counted");
-		hcbs_json_bool(j, false);
-		hcbs_json_key(j, "cpus");
-		hcbs_json_array_begin(j);
-		for (int i = 0; i < ncpu; i++) {
-			hcbs_json_object_begin(j);
-			hcbs_json_key(j, "cpu");
-			hcbs_json_int(j, cpus[i]);
-			hcbs_json_key(j, "limit");
-			hcbs_json_double(j, g.ratio);
-			hcbs_json_key(j, "fair_server");
-			hcbs_json_double(j, fair[i]);
-			hcbs_json_key(j, "reserved");
-			hcbs_json_double(j, reserved);
-			hcbs_json_key(j, "free");
-			hcbs_json_double(j, g.ratio - fair[i] - reserved);
-			hcbs_json_object_end(j);
-		}
-		hcbs_json_array_end(j);
-		hcbs_json_key(j, "root_domains");
-		hcbs_json_array_begin(j);
-		for (int k = 0; k < ndom; k++) {
-			if (!dlist[k][0])
-				continue;
-			hcbs_json_object_begin(j);
-			hcbs_json_key(j, "cpus");
-			hcbs_json_string(j, dlist[k]);
-			hcbs_json_key(j, "partition");
-			hcbs_json_string(j, k ? dom.p[k - 1].path : NULL);
-			hcbs_json_key(j, "kind");
-			hcbs_json_string(j, k ? dom.p[k - 1].kind : "default");
-			hcbs_json_key(j, "free");
-			hcbs_json_double(j, dfree[k]);
-			hcbs_json_object_end(j);
-		}
-		hcbs_json_array_end(j);
-		hcbs_json_object_end(j);
-		free(dom.p);
-		return hcbs_json_free(j) ? HCBS_EXIT_SYSTEM : HCBS_EXIT_OK;
+		ret = print_json(&r);
+	} else {
+		print_text(&r);
+		ret = HCBS_EXIT_OK;
 	}
-
-	printf("global limit: %.3f per CPU (kernel.sched_rt_runtime_us %lld / sched_rt_period_us %llu)%s\n",
-	       g.ratio, (long long)g.rt_runtime_us, (unsigned long long)g.rt_period_us,
-	       g.rt_runtime_us < 0 ? " -- admission control OFF" : "");
-	printf("reserved:     %.3f per CPU by %d top-level group(s) under %s\n",
-	       reserved, groups, root);
-	printf("\n%-5s %-7s %-7s %-9s %s\n", "CPU", "LIMIT", "FAIR", "RESERVED", "FREE");
-	for (int i = 0; i < ncpu; i++)
-		printf("%-5d %-7.3f %-7.3f %-9.3f %.3f\n", cpus[i], g.ratio, fair[i],
-		       reserved, g.ratio - fair[i] - reserved);
-	printf("\n");
-	for (int k = 0; k < ndom; k++) {
-		if (!dlist[k][0])
-			continue;
-		if (k)
-			printf("root domain %s (%s partition %s): %.3f CPU free in total\n",
-			       dlist[k], dom.p[k - 1].kind, dom.p[k - 1].path, dfree[k]);
-		else
-			printf("root domain %s%s: %.3f CPU free in total\n", dlist[k],
-			       ndom > 1 ? " (default)" : "", dfree[k]);
-	}
-	if (ndom > 1)
-		printf("all CPUs %s: %.3f CPU free in total\n", list, total);
-	printf("\nA new top-level reservation Q/P fits if Q/P <= the smallest FREE above.\n");
-	if (assumed)
-		printf("note: fair server bandwidth assumed 50ms/1s (no /sys/kernel/debug/sched/fair_server).\n");
-	printf("note: SCHED_DEADLINE tasks take from the same pool and are not counted here: these are upper bounds.\n");
 	free(dom.p);
-	return HCBS_EXIT_OK;
+	return ret;
 }

@@ -11,7 +11,14 @@ static void print_text(const struct target *t, const struct hcbs_rt *rt,
 	char buf[64], top[PATH_MAX], anc[PATH_MAX];
 	struct hcbs_rt a;
 
-	if (rt->runtime_us == HCBS_RT_MAX) {
+	if (hcbs_cgroup_is_top(t->path)) {
+		if (rt->runtime_us == HCBS_RT_MAX)
+			printf("%s: max (the root group's share is not set: top-level groups take from the global limit)\n",
+			       t->label);
+		else
+			printf("%s: %s (the root group's share: %.3f CPU kept for the RT groups on each of %d CPUs)\n",
+			       t->label, fmt_rt(rt, buf, sizeof(buf)), hcbs_rt_bw(rt), ncpus);
+	} else if (rt->runtime_us == HCBS_RT_MAX) {
 		hcbs_cgroup_top(t->path, top, sizeof(top));
 		if (hcbs_reserved_ancestor(t->path, top, anc, sizeof(anc), &a))
 			printf("%s: max (no own reservation: its RT tasks run in %s's %s)\n",

@@ -22,7 +22,16 @@ static int apply(struct opts *o, const char *label, const struct hcbs_rt *to)
 		die_line(o, t.label, "%s", err);
 		return ret;
 	}
-	if (to->runtime_us == HCBS_RT_MAX) {
+	if (hcbs_cgroup_is_top(t.path)) {
+		int n = hcbs_online_cpus(NULL, 0);
+
+		if (to->runtime_us == HCBS_RT_MAX)
+			printf("%s: max (the root group's share is not set: top-level groups take from the global limit)\n",
+			       t.label);
+		else
+			printf("%s: %s (the root group's share: %.3f CPU kept for the RT groups on each of %d CPUs)\n",
+			       t.label, fmt_rt(to, buf, sizeof(buf)), hcbs_rt_bw(to), n);
+	} else if (to->runtime_us == HCBS_RT_MAX) {
 		printf("%s: max (no own reservation)\n", t.label);
 	} else {
 		int n = hcbs_online_cpus(NULL, 0);

@@ -66,6 +66,7 @@ static void usage(FILE *f)
 "  hcbsctl analyze vbbu.ts --period 2ms..30ms --step 1ms\n"
 "  hcbsctl set vbbu1 --taskset vbbu.ts --period 18ms\n"
 "  hcbsctl --cgroup /sys/fs/cgroup/rt.slice set 100ms/1s\n"
+"  hcbsctl --cgroup /sys/fs/cgroup set 500ms/1s      (the root group's share)\n"
 "\n"
 "Exit status: 0 ok, 1 usage or bad input, 2 refused by the kernel (admission),\n"
 "3 no such container or cgroup, 4 kernel without HCBS, 5 permission denied,\n"
@@ -103,7 +104,9 @@ static const struct {
 "       hcbsctl --cgroup PATH set RUNTIME/PERIOD\n"
 "\n"
 "Reserve RUNTIME every PERIOD on each CPU (whole microseconds, e.g. 8ms/18ms),\n"
-"or the least runtime that task set FILE (- for stdin) needs at period P.\n" },
+"or the least runtime that task set FILE (- for stdin) needs at period P.\n"
+"With --cgroup naming the root cgroup (e.g. /sys/fs/cgroup), set the root\n"
+"group's share: kept on every CPU for the RT groups, which divide it.\n" },
 	{ "get", cmd_get, 0, 0, true, O_LXCPATH | O_CGROUP | O_JSON,
 "Usage: hcbsctl [-P LXCPATH] [--json] get NAME\n"
 "       hcbsctl --cgroup PATH [--json] get\n"
@@ -113,7 +116,8 @@ static const struct {
 "Usage: hcbsctl [-P LXCPATH] unset NAME\n"
 "       hcbsctl --cgroup PATH unset\n"
 "\n"
-"Back to max (no own reservation); the period is kept.\n" },
+"Back to max (no own reservation); the period is kept.  On the root cgroup:\n"
+"the root group's share is no longer set.\n" },
 	{ "list", cmd_list, 0, 0, false, O_LXCPATH | O_JSON,
 "Usage: hcbsctl [-P LXCPATH] [--json] list\n"
 "\n"
@@ -121,8 +125,10 @@ static const struct {
 	{ "free", cmd_free, 0, 0, false, O_CGROUP | O_JSON,
 "Usage: hcbsctl [--cgroup PATH] [--json] free\n"
 "\n"
-"The RT bandwidth still admissible per CPU, at the top and below each\n"
-"reserved group (of the cgroup tree at PATH, default the whole tree).\n" },
+"The RT bandwidth still admissible per CPU for a new top-level group (of the\n"
+"cgroup tree at PATH, default the whole tree): the root group's share\n"
+"(cpu.rt.max on the root) minus the top-level groups when it is set, else\n"
+"the global limit minus the fair server and the top-level groups.\n" },
 	{ "analyze", cmd_analyze, 1, 1, false,
 	  O_JSON | O_PERIOD | O_STEP | O_RESERVATION | O_ORDER | O_CPUS,
 "Usage: hcbsctl [--json] analyze TASKSET --reservation Q/P\n"

@@ -112,6 +112,44 @@ int hcbs_global_read(const char *sysctl_dir, struct hcbs_global *g,
  */
 double hcbs_fair_server_bw(const char *fs_dir, int cpu, bool *assumed);
 
+/* ---- the root group's share ---- */
+
+/*
+ * The root group's share: cpu.rt.max on the root cgroup (or its two-file
+ * form), the upstream HCBS RFC's root runtime.  "max" (the default) keeps
+ * nothing aside: the top-level reserved groups take from the global limit
+ * beside the fair servers and the SCHED_DEADLINE tasks.  Set to Q/P, Q/P
+ * of every CPU is kept for the RT groups whether they use it or not
+ * (deadline tasks cannot take it), and the top-level groups must fit in it.
+ */
+struct hcbs_root_share {
+	enum hcbs_rt_abi abi;	/* HCBS_ABI_NONE: the kernel shows no root files */
+	struct hcbs_rt rt;	/* runtime HCBS_RT_MAX when not set */
+};
+
+static inline bool hcbs_root_share_set(const struct hcbs_root_share *s)
+{
+	return s->abi != HCBS_ABI_NONE && s->rt.runtime_us != HCBS_RT_MAX;
+}
+
+/*
+ * Read the share of the root cgroup directory @root, on a kernel known to
+ * have HCBS (hcbs_tree_has_hcbs(): on the stock RT_GROUP_SCHED, the root's
+ * cpu.rt_runtime_us is the global limit, not a share).  No such file (a
+ * kernel without the root share) is not an error: abi HCBS_ABI_NONE, not
+ * set.  Content other than "max PERIOD" or "RUNTIME PERIOD" (two files:
+ * -1 or RUNTIME, and PERIOD) with 0 < PERIOD and RUNTIME <= PERIOD is
+ * -EINVAL, with one line in @err quoting it.
+ */
+int hcbs_root_share_read(const char *root, struct hcbs_root_share *s,
+			 char *err, size_t errlen);
+
+/*
+ * Does the kernel show the HCBS files (cpu.rt.max, or the two files with
+ * cpu.rt.stat or the HCBS tracepoints) in @root or one of its children?
+ */
+bool hcbs_tree_has_hcbs(const char *root);
+
 /*
  * Sum of the bandwidths (per CPU) of the reserved groups whose nearest
  * reserved ancestor is @under, walking the cgroup tree below @root.  With
@@ -133,6 +171,9 @@ bool hcbs_reserved_ancestor(const char *dir, const char *root, char *anc,
  * still is a cgroup directory (holds cgroup.procs).
  */
 void hcbs_cgroup_top(const char *dir, char *top, size_t len);
+
+/* Is @dir that root itself (where the root group's share is set)? */
+bool hcbs_cgroup_is_top(const char *dir);
 
 /*
  * Root of the cpu hierarchy mounted here (cgroup2, or cgroup v1 with cpu).
@@ -156,16 +197,25 @@ enum hcbs_exit {
 
 struct hcbs_avail {
 	double bw;		/* per CPU, for this group, at most */
-	bool under_root;	/* limited by the global limit, not a parent */
+	bool under_root;	/* a top-level group: no reserved ancestor */
+	bool root_share;	/* under_root, limited by the root group's share
+				 * (@share), not by the global limit */
+	bool share_unreadable;	/* under_root, and the root's share file holds
+				 * what hcbs_root_share_read() refuses: @bw is
+				 * the global limit's, and may be wrong */
+	struct hcbs_rt share;	/* the root group's share when root_share */
 	char parent[4096];	/* the reserved ancestor when !under_root */
 };
 
 /*
  * What the group @dir could be given at most (per CPU), with its own
  * current reservation left out: the nearest reserved ancestor's bandwidth
- * minus its other reserved descendants, or for a top-level group the
- * global limit minus the fair server minus the other top-level groups.
- * SCHED_DEADLINE tasks are not visible, so this is an upper bound.
+ * minus its other reserved descendants; for a top-level group, the root
+ * group's share minus the other top-level groups when the share is set,
+ * else the global limit minus the fair server minus the other top-level
+ * groups.  Without a share SCHED_DEADLINE tasks (not visible) take from
+ * the same pool, so this is an upper bound.  A root share that cannot be
+ * read counts as not set, and says so in @share_unreadable.
  */
 void hcbs_available(const char *dir, const char *sysctl_dir, const char *fs_dir,
 		    struct hcbs_avail *av);
@@ -174,8 +224,9 @@ void hcbs_available(const char *dir, const char *sysctl_dir, const char *fs_dir,
  * Is @dir a cgroup with the HCBS interface?  Returns HCBS_EXIT_OK and the
  * ABI in *@abi, or with one line in @err: HCBS_EXIT_NOTFOUND (no such
  * directory, or not a cgroup at all), HCBS_EXIT_NOHCBS (a cgroup without
- * the cpu controller's files, or a kernel without HCBS).  The one
- * diagnosis of hcbsctl (every command) and the LXC hook.
+ * the cpu controller's files, or a kernel without HCBS; on the root
+ * cgroup, a kernel without the root group's share).  The one diagnosis of
+ * hcbsctl (every command) and the LXC hook.
  */
 int hcbs_rt_check(const char *dir, enum hcbs_rt_abi *abi, char *err, size_t errlen);
 

@@ -73,25 +73,16 @@ int hcbs_online_cpus(int *cpus, int max)
 	return n;
 }
 
-void hcbs_available(const char *dir, const char *sysctl_dir, const char *fs_dir,
-		    struct hcbs_avail *av)
+/*
+ * What the top-level groups may take in all, per CPU, without a root
+ * share: the global limit minus the largest fair server.
+ */
+static double root_limit(const char *sysctl_dir, const char *fs_dir)
 {
-	char top[PATH_MAX];
-	struct hcbs_rt anc;
-	int count = 0;
-
-	hcbs_cgroup_top(dir, top, sizeof(top));
-	if (hcbs_reserved_ancestor(dir, top, av->parent, sizeof(av->parent), &anc)) {
-		av->under_root = false;
-		av->bw = hcbs_rt_bw(&anc) - hcbs_reserved_below(av->parent, dir, &count);
-		return;
-	}
 	struct hcbs_global g = { .ratio = 1.0 };
 	int cpus[1024], n = hcbs_online_cpus(cpus, 1024);
 	double worst = 1.0;
 
-	av->under_root = true;
-	av->parent[0] = '\0';
 	hcbs_global_read(sysctl_dir, &g, NULL, 0);
 	for (int i = 0; i < n && i < 1024; i++) {
 		bool assumed;
@@ -102,7 +93,36 @@ void hcbs_available(const char *dir, const char *sysctl_dir, const char *fs_dir,
 	}
 	if (!n)
 		worst = g.ratio - 0.05;
-	av->bw = worst - hcbs_reserved_below(top, dir, &count);
+	return worst;
+}
+
+void hcbs_available(const char *dir, const char *sysctl_dir, const char *fs_dir,
+		    struct hcbs_avail *av)
+{
+	char top[PATH_MAX];
+	struct hcbs_rt anc;
+	int count = 0;
+
+	hcbs_cgroup_top(dir, top, sizeof(top));
+	if (hcbs_reserved_ancestor(dir, top, av->parent, sizeof(av->parent), &anc)) {
+		av->under_root = false;
+		av->root_share = false;
+		av->share_unreadable = false;
+		av->share = (struct hcbs_rt){ .runtime_us = HCBS_RT_MAX };
+		av->bw = hcbs_rt_bw(&anc) - hcbs_reserved_below(av->parent, dir, &count);
+		return;
+	}
+	struct hcbs_root_share share;
+
+	av->under_root = true;
+	av->parent[0] = '\0';
+	av->share_unreadable = hcbs_root_share_read(top, &share, NULL, 0) != 0;
+	/* Set, the share bounds the top-level groups (and only it does). */
+	av->root_share = hcbs_root_share_set(&share);
+	av->share = share.rt;
+	av->bw = (av->root_share ? hcbs_rt_bw(&share.rt) :
+		  root_limit(sysctl_dir, fs_dir)) -
+		 hcbs_reserved_below(top, dir, &count);
 }
 
 static int errno_exit(int err)
@@ -141,14 +161,25 @@ static const char *errno_name(int err)
 static void admission_message(const char *file, int ret, const struct hcbs_rt *to,
 			      const struct hcbs_avail *av, char *err, size_t errlen)
 {
-	char where[4200], eg[64] = "", d1[32], d2[32];
+	char where[4200], eg[64] = "", d1[32], d2[32], sh[64];
 	double req = hcbs_rt_bw(to);
 
-	if (av->under_root)
+	if (av->root_share)
+		snprintf(where, sizeof(where), "under the root group's share (%s)",
+			 hcbs_rt_format(&av->share, sh, sizeof(sh)));
+	else if (av->under_root)
 		snprintf(where, sizeof(where), "under the global limit");
 	else
 		snprintf(where, sizeof(where), "under %s", av->parent);
-	if (av->bw > 0) {
+	if (av->share_unreadable) {
+		hcbs_seterr(err, errlen,
+			    "%s: admission refused (%s): requested %.3f CPU per CPU; what is available is unknown: the root group's share cannot be read (hcbsctl free says why)",
+			    file, errno_name(ret), req);
+	} else if (av->root_share && av->share.runtime_us == 0) {
+		hcbs_seterr(err, errlen,
+			    "%s: admission refused (%s): requested %.3f CPU per CPU, available 0.000 %s; accepted: nothing at the top level while the root group's share is 0 (see hcbsctl free)",
+			    file, errno_name(ret), req, where);
+	} else if (av->bw > 0) {
 		uint64_t q = (uint64_t)(av->bw * (double)to->period_us + 1e-6);
 
 		if (q)
@@ -160,9 +191,35 @@ static void admission_message(const char *file, int ret, const struct hcbs_rt *t
 			    file, errno_name(ret), req, av->bw, where, av->bw, eg);
 	} else {
 		hcbs_seterr(err, errlen,
-			    "%s: admission refused (%s): requested %.3f CPU per CPU, available 0.000 %s; accepted: nothing until another reservation shrinks (see hcbsctl free)",
-			    file, errno_name(ret), req, where);
+			    "%s: admission refused (%s): requested %.3f CPU per CPU, available 0.000 %s; accepted: nothing until another reservation shrinks%s (see hcbsctl free)",
+			    file, errno_name(ret), req, where,
+			    av->root_share ? " or the root group's share grows" : "");
 	}
+}
+
+/*
+ * A refused root group's share.  The kernel says EBUSY when the share is
+ * above the global limit, below what the top-level groups hold, or more
+ * than the fair servers and SCHED_DEADLINE tasks leave on a root domain;
+ * only the last cannot be seen from here.
+ */
+static void share_message(const char *file, int ret, const struct hcbs_rt *to,
+			  double held, int groups, double limit, char *err, size_t errlen)
+{
+	double req = hcbs_rt_bw(to);
+	char why[128];
+
+	if (req + 1e-9 < held)
+		snprintf(why, sizeof(why), "below what the %d top-level group(s) hold (%.3f per CPU)",
+			 groups, held);
+	else if (req > limit + 1e-9)
+		snprintf(why, sizeof(why), "above the global limit minus the fair server (%.3f per CPU)",
+			 limit);
+	else
+		snprintf(why, sizeof(why), "more than SCHED_DEADLINE tasks leave on some root domain (hcbsctl cannot see them)");
+	hcbs_seterr(err, errlen,
+		    "%s: the root group's share refused (%s): requested %.3f CPU per CPU, %s; accepted: max, or RUNTIME/PERIOD >= %.3f and <= %.3f minus what SCHED_DEADLINE tasks hold",
+		    file, errno_name(ret), req, why, held, limit);
 }
 
 static bool read_sysctl_u64(const char *sysctl_dir, const char *name, uint64_t *v)
@@ -195,6 +252,19 @@ int hcbs_rt_check(const char *dir, enum hcbs_rt_abi *abi, char *err, size_t errl
 		return HCBS_EXIT_NOTFOUND;
 	}
 	*abi = hcbs_rt_detect(dir);
+	if (hcbs_cgroup_is_top(dir)) {
+		/*
+		 * The stock RT_GROUP_SCHED (v1) shows the two files on the root
+		 * too; HCBS is recognised by its files in a child group then.
+		 */
+		if (*abi == HCBS_ABI_LEGACY && hcbs_tree_has_hcbs(dir))
+			*abi = HCBS_ABI_TWO_FILES;
+		if (*abi == HCBS_ABI_NONE) {
+			hcbs_seterr(err, errlen, "kernel without the root group's share: %s (the root cgroup) has no cpu.rt.max (boot an hcbs kernel that has it)",
+				    dir);
+			return HCBS_EXIT_NOHCBS;
+		}
+	}
 	if (*abi == HCBS_ABI_NONE) {
 		snprintf(p, sizeof(p), "%s/cpu.weight", dir);
 		if (access(p, F_OK) && snprintf(p, sizeof(p), "%s/cpu.shares", dir) > 0 &&
@@ -283,15 +353,23 @@ int hcbs_reserve(const char *dir, const struct hcbs_rt *to,
 		return HCBS_EXIT_OK;
 
 	const char *file = steps[failed].file;
-	struct hcbs_avail av;
+	bool root = hcbs_cgroup_is_top(dir);
+	struct hcbs_avail av = { 0 };
 	size_t l;
 
-	hcbs_available(dir, sysctl_dir, fs_dir, &av);
-	if (ret == -EBUSY && to->runtime_us == 0)
+	if (!root)
+		hcbs_available(dir, sysctl_dir, fs_dir, &av);
+	if (root && (ret == -EBUSY || ret == -ENOSPC))
+		share_message(file, ret, to, floor_bw, children,
+			      root_limit(sysctl_dir, fs_dir), err, errlen);
+	else if (root && ret == -EPERM)
+		hcbs_seterr(err, errlen, "%s: permission denied (EPERM): the root group's share needs CAP_SYS_NICE; run as root",
+			    file);
+	else if (ret == -EBUSY && to->runtime_us == 0)
 		hcbs_seterr(err, errlen, "%s: refused (EBUSY): the group holds RT tasks, so its runtime cannot be 0; move them out or give it a runtime > 0",
 			    file);
-	else if (ret == -EBUSY || ret == -ENOSPC ||
-		 (ret == -EINVAL && hcbs_rt_bw(to) > av.bw + 1e-9))
+	else if (!root && (ret == -EBUSY || ret == -ENOSPC ||
+			   (ret == -EINVAL && hcbs_rt_bw(to) > av.bw + 1e-9)))
 		admission_message(file, ret, to, &av, err, errlen);
 	else if (ret == -EPERM)
 		hcbs_seterr(err, errlen, "%s: permission denied (EPERM): reserving more of the root's RT bandwidth needs CAP_SYS_NICE; run as root, or reserve below a group that has a reservation",

@@ -198,6 +198,112 @@ int hcbs_rt_read_stat(const char *dir, struct hcbs_rt_stat *st,
 	return 0;
 }
 
+/* ---- the root group's share ---- */
+
+/* The first line of @text, at most 40 printable characters, to quote it. */
+static const char *quote(const char *text, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (; *text && *text != '\n' && n + 1 < len && n < 40; text++)
+		buf[n++] = *text >= ' ' && *text <= '~' ? *text : '?';
+	buf[n] = '\0';
+	return buf;
+}
+
+static int read_share_rt_max(const char *root, struct hcbs_rt *rt,
+			     char *err, size_t errlen)
+{
+	char *text = NULL, q[48];
+	int ret = read_file(root, "cpu.rt.max", &text, err, errlen);
+
+	if (ret)
+		return ret;
+	if (hcbs_rt_parse_max(text, rt) ||
+	    (rt->runtime_us != HCBS_RT_MAX && rt->runtime_us > rt->period_us)) {
+		hcbs_seterr(err, errlen, "%s/cpu.rt.max: unexpected content '%s': expected 'max PERIOD' or 'RUNTIME PERIOD' in microseconds, RUNTIME <= PERIOD",
+			    root, quote(text, q, sizeof(q)));
+		ret = -EINVAL;
+	}
+	free(text);
+	return ret;
+}
+
+static int read_share_two_files(const char *root, struct hcbs_rt *rt,
+				char *err, size_t errlen)
+{
+	char *a = NULL, *b = NULL, qa[48], qb[48];
+	int ret = read_file(root, "cpu.rt_runtime_us", &a, err, errlen);
+
+	if (!ret)
+		ret = read_file(root, "cpu.rt_period_us", &b, err, errlen);
+	if (ret)
+		goto out;
+	if (!strcmp(a, "-1\n") || !strcmp(a, "-1"))
+		rt->runtime_us = HCBS_RT_MAX;
+	else if (parse_u64(a, &rt->runtime_us))
+		ret = -EINVAL;
+	if (!ret && (parse_u64(b, &rt->period_us) || !rt->period_us ||
+		     (rt->runtime_us != HCBS_RT_MAX && rt->runtime_us > rt->period_us)))
+		ret = -EINVAL;
+	if (ret)
+		hcbs_seterr(err, errlen, "%s/cpu.rt_runtime_us, cpu.rt_period_us: unexpected content '%s', '%s': expected -1 or RUNTIME, and PERIOD, in microseconds, RUNTIME <= PERIOD",
+			    root, quote(a, qa, sizeof(qa)), quote(b, qb, sizeof(qb)));
+out:
+	free(a);
+	free(b);
+	return ret;
+}
+
+int hcbs_root_share_read(const char *root, struct hcbs_root_share *s,
+			 char *err, size_t errlen)
+{
+	int ret = 0;
+
+	s->abi = HCBS_ABI_NONE;
+	s->rt.runtime_us = HCBS_RT_MAX;
+	s->rt.period_us = 0;
+	/* The kernel shows both forms on the root; cpu.rt.max is atomic. */
+	if (has_file(root, "cpu.rt.max")) {
+		s->abi = HCBS_ABI_RT_MAX;
+		ret = read_share_rt_max(root, &s->rt, err, errlen);
+	} else if (has_file(root, "cpu.rt_runtime_us") &&
+		   has_file(root, "cpu.rt_period_us")) {
+		s->abi = HCBS_ABI_TWO_FILES;
+		ret = read_share_two_files(root, &s->rt, err, errlen);
+	}
+	if (ret) {
+		/* Never half-read: callers that go on see "not set". */
+		s->rt.runtime_us = HCBS_RT_MAX;
+		s->rt.period_us = 0;
+	}
+	return ret;
+}
+
+bool hcbs_tree_has_hcbs(const char *root)
+{
+	enum hcbs_rt_abi abi = hcbs_rt_detect(root);
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	if (abi == HCBS_ABI_RT_MAX || abi == HCBS_ABI_TWO_FILES)
+		return true;
+	d = opendir(root);
+	if (!d)
+		return false;
+	while (!found && (e = readdir(d))) {
+		char sub[PATH_MAX];
+
+		if (e->d_name[0] == '.' || !join(sub, sizeof(sub), root, e->d_name))
+			continue;
+		abi = hcbs_rt_detect(sub);
+		found = abi == HCBS_ABI_RT_MAX || abi == HCBS_ABI_TWO_FILES;
+	}
+	closedir(d);
+	return found;
+}
+
 const char *hcbs_rt_format(const struct hcbs_rt *rt, char *buf, size_t len)
 {
 	char q[32], p[32];
@@ -582,6 +688,14 @@ void hcbs_cgroup_top(const char *dir, char *top, size_t len)
 			return;
 		snprintf(top, len, "%s", cur);
 	}
+}
+
+bool hcbs_cgroup_is_top(const char *dir)
+{
+	char top[PATH_MAX];
+
+	hcbs_cgroup_top(dir, top, sizeof(top));
+	return !strcmp(top, dir);
 }
 
 int hcbs_cpu_cgroup_root(char *path, size_t len, int *version,
