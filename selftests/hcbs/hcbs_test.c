@@ -471,6 +471,14 @@ int hcbs_read_long(const char *path, long long *val)
 	return sscanf(buf, "%lld", val) == 1 ? 0 : -EIO;
 }
 
+int hcbs_write_long(const char *path, long long val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", val);
+	return hcbs_write_str(path, buf);
+}
+
 double hcbs_rt_global_bw(void)
 {
 	long long rt, period;
@@ -847,6 +855,7 @@ int hcbs_env_setup(struct hcbs_env *env, const char *suite, int min_cpus,
 	 * or its reservations would fail this test's admission.
 	 */
 	hcbs_remove_stale_groups();
+	hcbs_reset_root_share();
 
 	if (hcbs_read_long("/proc/sys/kernel/sched_rt_runtime_us",
 			   &env->rt_runtime0))
@@ -887,6 +896,23 @@ undo:
 	return err;
 }
 
+/*
+ * The root group's share is the default ("max") for every test: put it
+ * back if a test set it (or a killed one left it set).
+ */
+void hcbs_reset_root_share(void)
+{
+	char buf[64];
+	int err;
+
+	if (hcbs_cg_read(hcbs_cg_root(), "cpu.rt.max", buf, sizeof(buf)) ||
+	    !strncmp(buf, "max", 3))
+		return;
+	err = hcbs_cg_write(hcbs_cg_root(), "cpu.rt.max", "max");
+	hcbs_note("root group's share was '%s': reset to max: %s", buf,
+		  err ? strerror(-err) : "done");
+}
+
 void hcbs_env_teardown(struct hcbs_env *env)
 {
 	int i, err;
@@ -900,15 +926,14 @@ void hcbs_env_teardown(struct hcbs_env *env)
 
 		if (!hcbs_read_long("/proc/sys/kernel/sched_rt_runtime_us", &now) &&
 		    now != env->rt_runtime0) {
-			char buf[32];
-
-			snprintf(buf, sizeof(buf), "%lld", env->rt_runtime0);
-			hcbs_write_str("/proc/sys/kernel/sched_rt_runtime_us", buf);
+			hcbs_write_long("/proc/sys/kernel/sched_rt_runtime_us",
+					env->rt_runtime0);
 		}
 	}
 	err = hcbs_cg_destroy(env->top);
 	if (err)
 		hcbs_note("teardown: cannot remove %s: %s", env->top, strerror(-err));
+	hcbs_reset_root_share();
 	hcbs_cg_root_cpu_restore(env->root_cpu_enabled);
 	env->root_cpu_enabled = false;
 	env->ready = false;

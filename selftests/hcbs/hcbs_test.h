@@ -120,6 +120,7 @@ int hcbs_set_rt_max(const char *cg, long long runtime_us, long long period_us);
 int hcbs_nr_cpus(void);			/* online CPUs */
 int hcbs_read_long(const char *path, long long *val);
 int hcbs_write_str(const char *path, const char *s);	/* 0 or -errno */
+int hcbs_write_long(const char *path, long long val);	/* 0 or -errno */
 /* Read a whole file into @buf (NUL-terminated, trailing newlines cut). */
 int hcbs_read_file(const char *path, char *buf, size_t len);
 /* sched_rt_runtime_us / sched_rt_period_us as a fraction; 1.0 if -1. */
@@ -257,6 +258,8 @@ int hcbs_env_setup(struct hcbs_env *env, const char *suite, int min_cpus,
 		   int ctl_cpu, bool *skip, const char **reason);
 /* Remove every hcbs-test-* group below the cgroup root (and its tasks). */
 void hcbs_remove_stale_groups(void);
+/* Put the root group's cpu.rt.max back to "max" if it is set. */
+void hcbs_reset_root_share(void);
 /* Stop hogs, remove groups, restore global state.  Idempotent. */
 void hcbs_env_teardown(struct hcbs_env *env);
 /*

@@ -525,6 +525,131 @@ TEST_F(iface, privilege)
 	munmap(res, sizeof(int) * PRIV_WRITES);
 }
 
+static long long rt_global_period_us(void)
+{
+	long long v;
+
+	return hcbs_read_long("/proc/sys/kernel/sched_rt_period_us", &v) ? 1000000 : v;
+}
+
+/* Write @val to the root's @file without CAP_SYS_NICE; the write's -errno. */
+static int write_unprivileged(const char *file, const char *val)
+{
+	int *res, status, ret;
+	pid_t pid;
+
+	res = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (res == MAP_FAILED)
+		return -errno;
+	*res = -ECHILD;
+	pid = fork();
+	if (pid == 0) {
+		int err = drop_cap_sys_nice();
+
+		*res = err ? err : hcbs_cg_write(hcbs_cg_root(), file, "%s", val);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		*res = -ECHILD;
+	ret = *res;
+	munmap(res, sizeof(int));
+	return ret;
+}
+
+/*
+ * The root group's share (cpu.rt.max on the root, as the upstream RFC's
+ * root runtime): "max" by default and then nothing changes; set, it is
+ * reserved on every CPU against SCHED_DEADLINE tasks whether the groups
+ * use it or not, and the groups below the root divide it.
+ */
+TEST_F(iface, root_share)
+{
+	const char *root = hcbs_cg_root();
+	double g = hcbs_rt_global_bw(), f = hcbs_fair_server_bw(0);
+	int m = self->env.nr_cpus, err;
+	double share = 0.5, held = 0.2, dl_bw;
+	char a[PATHLEN], b[PATHLEN], buf[64];
+	struct hcbs_hog_spec spec = {
+		.cpu = -1, .policy = SCHED_OTHER, .sleeper = true,
+	};
+	const char *step = "";
+	struct hcbs_hog *dl;
+	uint64_t dl_rt;
+
+	ASSERT_TRUE(hcbs_cg_has_file(root, "cpu.rt.max"))
+		TH_LOG("no cpu.rt.max on the root group");
+	snprintf(buf, sizeof(buf), "max %lld", (long long)(rt_global_period_us()));
+	expect_state(_metadata, root, buf, "-1", buf + 4);
+
+	/*
+	 * A deadline task that fits beside groups holding 0.2 but not
+	 * beside a share of 0.5 reserved on each of the m CPUs.
+	 */
+	dl_bw = m * (g - f - share) + 0.1;
+	ASSERT_LT(dl_bw, m * (g - f - held));
+	ASSERT_LE(dl_bw, 1.0) TH_LOG("%d CPUs: no deadline task tells the share apart", m);
+	dl_rt = (uint64_t)(dl_bw * HCBS_NSEC_PER_SEC);
+	hcbs_note("%d CPUs, global limit %.4f, fair server %.4f: share %.2f, groups %.2f, deadline task %.4f",
+		  m, g, f, share, held, dl_bw);
+
+	hcbs_group(_metadata, &self->env, "a", (long long)(held * 100000), 100000,
+		   a, sizeof(a));
+	/* Bad values, and values that do not fit, change nothing. */
+	expect_write_fails(_metadata, root, "cpu.rt.max", "abc", EINVAL);
+	expect_write_fails(_metadata, root, "cpu.rt.max", "2000000 1000000", EINVAL);
+	expect_write_fails(_metadata, root, "cpu.rt.max", "100 0", EINVAL);
+	snprintf(buf, sizeof(buf), "%lld 1000000", (long long)((g + 0.01) * 1000000));
+	expect_write_fails(_metadata, root, "cpu.rt.max", buf, EBUSY);
+	expect_write_fails(_metadata, root, "cpu.rt.max", "100000 1000000", EBUSY);
+	expect_write_fails(_metadata, root, "cpu.rt.max", "0 1000000", EBUSY);
+	err = write_unprivileged("cpu.rt.max", "500000 1000000");
+	hcbs_note("without CAP_SYS_NICE, '500000 1000000' to the root: %s (expected EPERM)",
+		  errname(err));
+	EXPECT_EQ(-EPERM, err);
+
+	/* Set: the groups divide it. */
+	expect_write_ok(_metadata, root, "cpu.rt.max", "500000 1000000");
+	expect_state(_metadata, root, "500000 1000000", "500000", "1000000");
+	hcbs_group(_metadata, &self->env, "b", 0, 0, b, sizeof(b));
+	expect_write_fails(_metadata, b, "cpu.rt.max", "40000 100000", EBUSY);
+	expect_write_ok(_metadata, b, "cpu.rt.max", "30000 100000");
+	expect_write_ok(_metadata, b, "cpu.rt.max", "max");
+
+	/* Set: deadline tasks cannot take what the groups do not use. */
+	dl = hcbs_env_hog(&self->env, &spec, &err, &step);
+	ASSERT_NE(NULL, dl) TH_LOG("sleeper: %s: %s", step, strerror(-err));
+	err = hcbs_set_deadline(dl->pid, dl_rt, HCBS_NSEC_PER_SEC, HCBS_NSEC_PER_SEC);
+	hcbs_note("deadline task %.4f beside a share of %.2f (groups use %.2f): %s (expected EBUSY)",
+		  dl_bw, share, held, errname(err));
+	EXPECT_EQ(-EBUSY, err);
+	err = write_unprivileged("cpu.rt.max", "max");
+	EXPECT_EQ(-EPERM, err) TH_LOG("unprivileged 'max' to the root: %s", errname(err));
+
+	/* Back to the default: only what the groups hold is reserved. */
+	expect_write_ok(_metadata, root, "cpu.rt.max", "max");
+	err = hcbs_set_deadline(dl->pid, dl_rt, HCBS_NSEC_PER_SEC, HCBS_NSEC_PER_SEC);
+	hcbs_note("the same deadline task with the share back at max: %s (expected accepted)",
+		  errname(err));
+	EXPECT_EQ(0, err);
+	/* ... and a share the deadline task leaves no room for is refused. */
+	expect_write_fails(_metadata, root, "cpu.rt.max", "500000 1000000", EBUSY);
+	ASSERT_EQ(0, hcbs_set_policy(dl->pid, SCHED_OTHER, 0));
+
+	/* The two-file form sets the same state. */
+	expect_write_fails(_metadata, root, "cpu.rt_runtime_us", "100000", EBUSY);
+	expect_write_ok(_metadata, root, "cpu.rt_period_us", "500000");
+	expect_state(_metadata, root, "max 500000", "-1", "500000");
+	/* The deadline task's bandwidth is released at its 0-lag time. */
+	hcbs_sleep_ms(1100);
+	expect_write_ok(_metadata, root, "cpu.rt_runtime_us", "300000");
+	expect_state(_metadata, root, "300000 500000", "300000", "500000");
+	expect_write_ok(_metadata, root, "cpu.rt_runtime_us", "-1");
+	expect_state(_metadata, root, "max 500000", "-1", "500000");
+	snprintf(buf, sizeof(buf), "max %lld", (long long)(rt_global_period_us()));
+	expect_write_ok(_metadata, root, "cpu.rt.max", buf);
+}
+
 /* cpu.rt.stat counts what the group's server did. */
 TEST_F(iface, rt_stat)
 {
