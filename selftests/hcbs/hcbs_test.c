@@ -257,6 +257,23 @@ int hcbs_cg_attach(const char *cg, pid_t pid)
 	return hcbs_cg_write(cg, "cgroup.procs", "%d", pid);
 }
 
+/*
+ * The cgroup v2 directory of @pid (cgroup root + its "0::" line), or
+ * -ESRCH (gone) / -EINVAL (not on the unified hierarchy).
+ */
+int hcbs_task_cgroup(pid_t pid, char *out, size_t len)
+{
+	char path[64], buf[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	if (hcbs_read_file(path, buf, sizeof(buf)))
+		return -ESRCH;
+	if (strncmp(buf, "0::", 3))
+		return -EINVAL;
+	snprintf(out, len, "%s%s", hcbs_cg_root(), buf + 3);
+	return 0;
+}
+
 int hcbs_cg_id(const char *cg, uint64_t *id)
 {
 	struct stat st;

@@ -72,6 +72,8 @@ bool hcbs_cg_has_file(const char *cg, const char *file);
 bool hcbs_cg_has_word(const char *cg, const char *file, const char *word);
 int hcbs_cg_attach(const char *cg, pid_t pid);
 /* cgroup id as BPF and tracepoints see it (the kernfs inode number). */
+/* The cgroup v2 directory of @pid below hcbs_cg_root(). */
+int hcbs_task_cgroup(pid_t pid, char *out, size_t len);
 int hcbs_cg_id(const char *cg, uint64_t *id);
 
 /*

@@ -601,19 +601,6 @@ static void write_rt(struct fuzz *f)
 		check_readback(f, i, false);
 }
 
-static int task_cgroup(pid_t pid, char *out, size_t len)
-{
-	char path[64], buf[PATHLEN];
-
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-	if (hcbs_read_file(path, buf, sizeof(buf)))
-		return -ESRCH;
-	if (strncmp(buf, "0::", 3))
-		return -EINVAL;
-	snprintf(out, len, "%s%s", hcbs_cg_root(), buf + 3);
-	return 0;
-}
-
 static void move_task(struct fuzz *f)
 {
 	int t = below(f, f->ntasks), i = pick_group(f), err, from = f->task_group[t];
@@ -633,7 +620,7 @@ static void move_task(struct fuzz *f)
 			  errname(err));
 	if (!err)
 		f->task_group[t] = i;
-	if (task_cgroup(f->task[t], cg, sizeof(cg)))
+	if (hcbs_task_cgroup(f->task[t], cg, sizeof(cg)))
 		FUZZ_FAIL(f, "RT task %d (pid %d) is gone", t, f->task[t]);
 	if (strcmp(cg, f->g[f->task_group[t]].path))
 		FUZZ_FAIL(f, "RT task %d is in %s, expected g%d (%s) after a move that said %s", t, cg,

@@ -801,19 +801,6 @@ static void ctl_affinity(void)
 	pthread_mutex_unlock(&w->lock);
 }
 
-static int task_cgroup(pid_t pid, char *out, size_t len)
-{
-	char path[64], buf[PATHLEN];
-
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-	if (hcbs_read_file(path, buf, sizeof(buf)))
-		return -ESRCH;
-	if (strncmp(buf, "0::", 3))
-		return -EINVAL;
-	snprintf(out, len, "%s%s", hcbs_cg_root(), buf + 3);
-	return 0;
-}
-
 /* Move worker @i to group @to; the expected result from the model. */
 static void move_worker(int i, int to)
 {
@@ -848,7 +835,7 @@ static void move_worker(int i, int to)
 			    forbids_rt(to) ? "forbids" : "accepts");
 	}
 	marker("hcbs E %d", w->pid);
-	if (task_cgroup(w->pid, cg, sizeof(cg)))
+	if (hcbs_task_cgroup(w->pid, cg, sizeof(cg)))
 		STRESS_FAIL("worker %d (pid %d) is gone", i, w->pid);
 	if (strcmp(cg, st.g[w->group].path))
 		STRESS_FAIL("worker %d is in %s, expected %s after '%s': %s", i, cg,
