@@ -903,8 +903,15 @@ TEST_F_TIMEOUT(coexist, rcu_reader_throttled, 120)
 	}
 	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "nr_throttled", &thr1));
 	ASSERT_EQ(0, hcbs_schedstat_ns(walker, &run1));
+	/*
+	 * Killed in its reservation, the walker would exit on 1 ms every
+	 * 2 s: tens of seconds under TCG.  It leaves the RT class first.
+	 */
+	t = hcbs_now_ns();
+	EXPECT_EQ(0, hcbs_set_policy(walker, SCHED_OTHER, 0));
 	kill(walker, SIGKILL);
 	waitpid(walker, NULL, 0);
+	hcbs_note("the walker, back in SCHED_OTHER, exited in %.3f s", (hcbs_now_ns() - t) / 1e9);
 	hcbs_note("FIFO task walking paths in RCU mode in a 1 ms / 2 s group: %lld throttles; %d grace periods in %.0f s, mean %.1f ms, longest %.1f ms, %d over 100 ms (held up by the preempted reader)",
 		  thr1 - thr0, n, window / 1e9, n ? sum / 1e6 / n : 0.0, max / 1e6, held);
 	hcbs_note("the reader ran %.1f ms in %.0f s (its reservation: %.1f ms; the rest at root level while boosted)",
