@@ -38,6 +38,8 @@ static void doc(struct hcbs_json *j)
 	hcbs_json_int(j, -3);
 	hcbs_json_uint(j, UINT64_MAX);
 	hcbs_json_double(j, 0.1);
+	hcbs_json_double(j, 8.0 / 18.0);
+	hcbs_json_double(j, 2.0);
 	hcbs_json_double(j, 1.0 / 0.0);
 	hcbs_json_bool(j, true);
 	hcbs_json_null(j);
@@ -73,6 +75,16 @@ static void misuse_two_roots(struct hcbs_json *j)
 	hcbs_json_int(j, 2);
 }
 
+static void misuse_repeated_key(struct hcbs_json *j)
+{
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "k");
+	hcbs_json_int(j, 1);
+	hcbs_json_key(j, "k");
+	hcbs_json_int(j, 2);
+	hcbs_json_object_end(j);
+}
+
 static void misuse_deep(struct hcbs_json *j)
 {
 	for (int i = 0; i < 40; i++)
@@ -85,11 +97,13 @@ static void json(void)
 {
 	static const char want[] =
 		"{\n"
-		"  \"s\": \"q\\\"b\\\\n\\n\\t\\u0001\\u007f é \xef\xbf\xbd\xef\xbf\xbd\",\n"
+		"  \"s\": \"q\\\"b\\\\n\\n\\t\\u0001\x7f é \xef\xbf\xbd\xef\xbf\xbd\",\n"
 		"  \"a\": [\n"
 		"    -3,\n"
-		"    18446744073709551615,\n"
+		"    1.84467440737096e19,\n"
 		"    0.1,\n"
+		"    0.444444444444444,\n"
+		"    2.0,\n"
 		"    null,\n"
 		"    true,\n"
 		"    null,\n"
@@ -100,9 +114,11 @@ static void json(void)
 	int ret;
 	char *out = json_of(doc, &ret);
 
-	tap_ok(!ret && !strcmp(out, want), "JSON: pretty output, escapes, U+FFFD for bad UTF-8, inf->null");
+	tap_ok(!ret && !strcmp(out, want),
+	       "JSON (jansson): pretty output, escapes, U+FFFD for bad UTF-8, 15 digits, inf->null");
 	if (strcmp(out, want))
-		tap_diag("got:\n%s", out);
+		for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n"))
+			tap_diag("got: %s", l);
 	free(out);
 	free(json_of(misuse_no_key, &ret));
 	tap_ok(ret == -EINVAL, "JSON: value without a key in an object is reported");
@@ -112,6 +128,9 @@ static void json(void)
 	tap_ok(ret == -EINVAL, "JSON: mismatched end is reported");
 	free(json_of(misuse_two_roots, &ret));
 	tap_ok(ret == -EINVAL, "JSON: two top-level values are reported");
+	out = json_of(misuse_repeated_key, &ret);
+	tap_ok(ret == -EINVAL && (!out || !*out), "JSON: a repeated key is reported, nothing printed");
+	free(out);
 	free(json_of(misuse_deep, &ret));
 	tap_ok(ret == -EINVAL, "JSON: nesting deeper than 32 is reported");
 	tap_ok(hcbs_json_free(NULL) == -EINVAL, "JSON: free(NULL) is -EINVAL");

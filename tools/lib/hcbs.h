@@ -77,12 +77,21 @@ static inline uint64_t hcbs_mul_sat(uint64_t a, uint64_t b)
 uint64_t hcbs_tick_advance(uint64_t next, uint64_t interval, uint64_t now,
 			   uint64_t *ticks);
 
-/* ---- JSON writer (streaming, pretty-printed, RFC 8259 escaping) ---- */
+/*
+ * ---- JSON output: written value by value, printed by jansson ----
+ *
+ * The document is printed to @out (pretty, two-space indents) when its
+ * top-level value is complete.  Invalid UTF-8 becomes U+FFFD, NaN and
+ * infinities null, unsigned values above INT64_MAX fractions.
+ */
 
 struct hcbs_json;
 
 struct hcbs_json *hcbs_json_new(FILE *out);
-/* Closes nothing; returns -EINVAL if objects/arrays are left open. */
+/*
+ * Closes nothing; returns -EINVAL if objects/arrays are left open or the
+ * calls were misused (then nothing was printed).
+ */
 int hcbs_json_free(struct hcbs_json *j);
 void hcbs_json_object_begin(struct hcbs_json *j);
 void hcbs_json_object_end(struct hcbs_json *j);
