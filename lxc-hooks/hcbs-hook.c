@@ -158,21 +158,19 @@ static int start_host(const struct hcbs_rt *to, const char *state_dir)
 	const char *pidstr = getenv("LXC_PID");
 	char dir[PATH_MAX], err[8192], warn[HCBS_ERRLEN], sp[PATH_MAX], buf[64];
 	int version, ret, strip;
-	char *end;
-	long pid;
+	pid_t pid;
 
 	if (!pidstr || !*pidstr) {
 		say(LOG_ERR, "LXC_PID is not set: use this hook as lxc.hook.start-host");
 		return HCBS_EXIT_USAGE;
 	}
-	pid = strtol(pidstr, &end, 10);
-	if (*end || pid <= 0) {
+	if (hcbs_parse_pid(pidstr, &pid, NULL, 0)) {
 		say(LOG_ERR, "LXC_PID '%s' is not a pid", pidstr);
 		return HCBS_EXIT_USAGE;
 	}
-	ret = hcbs_cgroup_of_pid((pid_t)pid, dir, sizeof(dir), &version, err, sizeof(err));
+	ret = hcbs_cgroup_of_pid(pid, dir, sizeof(dir), &version, err, sizeof(err));
 	if (ret) {
-		say(LOG_ERR, "cannot find the cgroup of init (pid %ld): %s", pid, err);
+		say(LOG_ERR, "cannot find the cgroup of init (pid %d): %s", (int)pid, err);
 		return HCBS_EXIT_NOTFOUND;
 	}
 	for (strip = inner_components(); strip > 0; strip--) {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libhcbs-util: the JSON writer, cgroup discovery from /proc/PID/cgroup and
- * mountinfo texts, cpu.rt.max parsing, the root group's share (on a fake
- * root cgroup), and the two-file write plan (every intermediate state
- * valid, checked on random transitions).
+ * libhcbs-util: JSON output, sizes and pids, growing arrays, cgroup
+ * discovery from /proc/PID/cgroup and mountinfo texts, cpu.rt.max
+ * parsing, the root group's share (on a fake root cgroup), and the
+ * two-file write plan (every intermediate state valid, checked on random
+ * transitions).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -459,9 +460,76 @@ static void plans(void)
 	tap_ok(!bad, "two files: every step of 100000 random plans keeps runtime <= period and the bandwidth within bounds");
 }
 
+/* hcbs_parse_size(), hcbs_parse_pid(), hcbs_grow(). */
+static void small_helpers(void)
+{
+	static const struct {
+		const char *s;
+		int ret;
+		uint64_t v;
+	} sizes[] = {
+		{ "4096", 0, 4096 }, { "4K", 0, 4096 }, { "64k", 0, 65536 },
+		{ "1M", 0, 1 << 20 }, { "1024m", 0, 1ULL << 30 }, { "0", 0, 0 },
+		{ "18446744073709551615", 0, UINT64_MAX },
+		{ "18446744073709551616", -ERANGE, 0 }, { "17592186044415M", 0, 17592186044415ULL << 20 },
+		{ "17592186044416M", -ERANGE, 0 },
+		{ "", -EINVAL, 0 }, { "K", -EINVAL, 0 }, { "4KB", -EINVAL, 0 },
+		{ "4G", -EINVAL, 0 }, { " 4K", -EINVAL, 0 }, { "+4K", -EINVAL, 0 },
+		{ "-1", -EINVAL, 0 }, { "0x10", -EINVAL, 0 }, { "1.5M", -EINVAL, 0 },
+	};
+	static const struct {
+		const char *s;
+		int ret;
+		pid_t v;
+	} pids[] = {
+		{ "1", 0, 1 }, { "4194304", 0, 4194304 }, { "2147483647", 0, 2147483647 },
+		{ "0", -EINVAL, 0 }, { "2147483648", -EINVAL, 0 }, { "-1", -EINVAL, 0 },
+		{ "", -EINVAL, 0 }, { "12x", -EINVAL, 0 }, { " 12", -EINVAL, 0 },
+		{ "99999999999999999999999", -EINVAL, 0 },
+	};
+	char err[HCBS_ERRLEN];
+	size_t n = 0, cap = 0;
+	int *a = NULL, bad = 0;
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		uint64_t v = 7;
+		int ret;
+
+		err[0] = '\0';
+		ret = hcbs_parse_size(sizes[i].s, &v, err, sizeof(err));
+		tap_ok(ret == sizes[i].ret && v == (ret ? 7 : sizes[i].v) && !ret == !err[0],
+		       "size '%s': %d %s", sizes[i].s, ret, err);
+	}
+	tap_ok(hcbs_parse_size(NULL, &(uint64_t){0}, NULL, 0) == -EINVAL, "size NULL: -EINVAL");
+	for (size_t i = 0; i < sizeof(pids) / sizeof(pids[0]); i++) {
+		pid_t v = 7;
+		int ret;
+
+		err[0] = '\0';
+		ret = hcbs_parse_pid(pids[i].s, &v, err, sizeof(err));
+		tap_ok(ret == pids[i].ret && v == (ret ? 7 : pids[i].v) && !ret == !err[0],
+		       "pid '%s': %d %s", pids[i].s, ret, err);
+	}
+	for (int i = 0; i < 1000; i++) {
+		int *na = hcbs_grow(a, n, &cap, sizeof(*a), 4);
+
+		if (!na) {
+			bad = 1;
+			break;
+		}
+		a = na;
+		a[n++] = i;
+	}
+	for (int i = 0; i < 1000 && !bad; i++)
+		bad = a[i] != i;
+	tap_ok(!bad && n == 1000 && cap == 1024, "grow: 1000 elements from 4, capacity %zu", cap);
+	free(a);
+}
+
 int main(void)
 {
 	json();
+	small_helpers();
 	cgroups();
 	rt_files();
 	root_share();

@@ -134,6 +134,22 @@ int hcbs_lxcpath_check(const char *lxcpath, char *err, size_t errlen);
 
 /* ---- small helpers (extensions; stable too) ---- */
 
+/*
+ * A size in bytes: DIGITS with an optional K or M (x 1024, either case):
+ * "4096", "64K", "1M".  -EINVAL (malformed) or -ERANGE (above 2^64 - 1).
+ */
+#define HCBS_SIZE_HINT "expected a number of bytes with an optional K or M (x 1024), e.g. 4096 or 1M"
+int hcbs_parse_size(const char *s, uint64_t *bytes, char *err, size_t errlen);
+/* A process id: decimal DIGITS from 1 to INT32_MAX; else -EINVAL. */
+int hcbs_parse_pid(const char *s, pid_t *pid, char *err, size_t errlen);
+
+/*
+ * @arr, of @n elements of @size bytes in a capacity of *@cap, made room
+ * for one more: the capacity doubles, from @first.  NULL when out of
+ * memory, and @arr is left as it was.
+ */
+void *hcbs_grow(void *arr, size_t n, size_t *cap, size_t size, size_t first);
+
 /* printf into an error buffer; does nothing when @err is NULL. */
 void hcbs_seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Small helpers of every tool: the size and process-id arguments of the
+ * command lines and of the LXC hook's environment, and growing arrays.
+ * Like the duration grammar (duration.c): decimal digits only, no sign,
+ * blank or base prefix, and a value that does not fit is refused, never
+ * wrapped.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "hcbs.h"
+
+/* DIGITS as an unsigned value; -EINVAL if not only digits, -ERANGE if too large. */
+static int parse_digits(const char *s, const char **end, uint64_t *v)
+{
+	uint64_t x = 0;
+	const char *p = s;
+
+	for (; *p >= '0' && *p <= '9'; p++) {
+		uint64_t d = (uint64_t)(*p - '0');
+
+		if (x > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		x = x * 10 + d;
+	}
+	if (p == s)
+		return -EINVAL;
+	*end = p;
+	*v = x;
+	return 0;
+}
+
+int hcbs_parse_size(const char *s, uint64_t *bytes, char *err, size_t errlen)
+{
+	const char *end = NULL;
+	unsigned int shift = 0;
+	uint64_t x;
+	int ret;
+
+	ret = s ? parse_digits(s, &end, &x) : -EINVAL;
+	if (!ret) {
+		if (*end == 'K' || *end == 'k')
+			shift = 10, end++;
+		else if (*end == 'M' || *end == 'm')
+			shift = 20, end++;
+		if (*end)
+			ret = -EINVAL;
+		else if (x > UINT64_MAX >> shift)
+			ret = -ERANGE;
+	}
+	if (ret == -ERANGE) {
+		hcbs_seterr(err, errlen, "size '%s' is too large", s);
+		return ret;
+	}
+	if (ret) {
+		hcbs_seterr(err, errlen, "invalid size '%s': " HCBS_SIZE_HINT, s ? s : "");
+		return ret;
+	}
+	*bytes = x << shift;
+	return 0;
+}
+
+int hcbs_parse_pid(const char *s, pid_t *pid, char *err, size_t errlen)
+{
+	const char *end = NULL;
+	uint64_t x;
+	int ret;
+
+	ret = s ? parse_digits(s, &end, &x) : -EINVAL;
+	if (!ret && (*end || !x || x > INT32_MAX))
+		ret = -EINVAL;
+	if (ret) {
+		hcbs_seterr(err, errlen, "'%s' is not a process id (a number from 1 to %d)",
+			    s ? s : "", INT32_MAX);
+		return -EINVAL;
+	}
+	*pid = (pid_t)x;
+	return 0;
+}
+
+void *hcbs_grow(void *arr, size_t n, size_t *cap, size_t size, size_t first)
+{
+	size_t nc = *cap ? *cap * 2 : first;
+	void *na;
+
+	if (n < *cap)
+		return arr;
+	na = realloc(arr, nc * size);
+	if (na)
+		*cap = nc;
+	return na;
+}
