@@ -7,31 +7,41 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "common.h"
+#include "bpf_setup.h"
+#include "cgroups.h"
 #include "latency.h"
 #include "latency.skel.h"
+#include "opts.h"
+#include "output.h"
 #include "stats.h"
 #include "subcommands.h"
+#include "trace_clock.h"
 
-static const char help[] =
-"Usage: hcbstrace latency [options] [interval [count]]\n"
-"\n"
+static const struct argp_option opts[] = {
+	{ "container", 'c', "NAME", 0, "only tasks of this LXC container (repeatable)", 0 },
+	HCBS_OPT_LXCPATH,
+	{ "cgroup", 'g', "PATH", 0, "only tasks in this cgroup or below (repeatable)", 0 },
+	{ "pid", 'p', "PID", 0, "only the threads of this process", 0 },
+	{ "comm", 'C', "NAME", 0, "only tasks with this name", 0 },
+	{ "group-level", OPT_GROUP_LEVEL, "N", 0,
+	  "without filters, fold cgroups into their ancestor at level N "
+	  "(default 1: top-level cgroups; -1: none)", 0 },
+	{ "threads", 'T', NULL, 0, "also per thread", 0 },
+	HCBS_OPT_DURATION,
+	{ "max-latency", OPT_MAX_LATENCY, "DUR", 0,
+	  "stop, exit 2, when a latency exceeds DUR (500us)", 0 },
+	HCBS_OPT_OUTPUT,
+	{ 0 }
+};
+
+static const struct hcbs_cmd cmd = {
+	.name = "latency",
+	.options = opts,
+	.doc =
 "Wakeup-to-run latency: from the moment a task is woken (or preempted\n"
 "while runnable) until it runs, as histograms per container (cgroup) and,\n"
 "with --threads, per thread, with p50, p90, p99, p99.9 and max.\n"
-"\n"
-"Options:\n"
-"  -c, --container NAME   only tasks of this LXC container (repeatable)\n"
-HCBS_HELP_LXCPATH
-"  -g, --cgroup PATH      only tasks in this cgroup or below (repeatable)\n"
-"  -p, --pid PID          only the threads of this process\n"
-"  -C, --comm NAME        only tasks with this name\n"
-"      --group-level N    without filters, fold cgroups into their ancestor\n"
-"                         at level N (default 1: top-level cgroups; -1: none)\n"
-"  -T, --threads          also per thread\n"
-HCBS_HELP_DURATION
-"      --max-latency DUR  stop, exit 2, when a latency exceeds DUR (500us)\n"
-HCBS_HELP_OUTPUT
+"\v"
 "interval is a duration (1s, 500ms, 1m): print and reset every interval.\n"
 "Percentiles are exact to the histogram slot width (6.25%).\n"
 "\n"
@@ -39,7 +49,8 @@ HCBS_HELP_OUTPUT
 "  hcbstrace latency -d 10s                 # all tasks, per top-level cgroup\n"
 "  hcbstrace latency -c vbbu1 -c vbbu2 1    # two containers, every second\n"
 "  hcbstrace latency -g /sys/fs/cgroup/rt -T --json -d 30s\n"
-"  hcbstrace latency -c vbbu1 --max-latency 500us\n";
+"  hcbstrace latency -c vbbu1 --max-latency 500us\n",
+};
 
 struct lat_entry {
 	struct hcbs_key key;
@@ -308,25 +319,25 @@ int cmd_latency(int argc, char **argv)
 {
 	struct lat_table table = {};
 	struct lat_hists hists = { .ncopies = 1 };
-	struct latency_bpf *obj;
-	int ncpus;
+	struct latency_bpf *obj = NULL;
 	struct hcbs_bpf bpf = {};
 	struct hcbs_clock clk;
 	struct hcbs_opts o;
 	char cause[256] = "";
 	const char *reason = "interrupted";
-	int rc = EXIT_ERROR;
+	int ncpus, rc;
 
-	rc = hcbs_init(&o, "latency", OPT_THREADS | OPT_MAX_LAT | OPT_TASK_FILTER, help,
-		      argc, argv);
+	rc = hcbs_parse_opts(&o, &cmd, argc, argv);
+	if (!rc)
+		rc = hcbs_bpf_setup(&o);
 	if (rc)
-		return rc;
+		goto cleanup;
 	rc = EXIT_ERROR;
 
 	obj = latency_bpf__open();
 	if (!obj) {
 		hcbs_explain_bpf_error(&o, "opening the BPF object", errno);
-		return EXIT_ERROR;
+		goto cleanup;
 	}
 	HCBS_SET_FILTERS(obj->rodata, &o);
 	obj->rodata->per_thread = o.threads;
@@ -348,7 +359,7 @@ int cmd_latency(int argc, char **argv)
 		hcbs_err(&o, "%s", strerror(ENOMEM));
 		goto cleanup;
 	}
-	if (hcbs_bpf_load(&bpf, &o, obj->skeleton))
+	if (hcbs_bpf_load(&bpf, &o, obj->skeleton) || hcbs_bpf_attach(&bpf, &o, obj->skeleton))
 		goto cleanup;
 	hists.fd = bpf_map__fd(o.threads ? obj->maps.thread_hists : obj->maps.hists);
 

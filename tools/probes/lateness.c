@@ -12,15 +12,42 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "common.h"
+#include "bpf_setup.h"
+#include "cgroups.h"
 #include "lateness.h"
 #include "lateness.skel.h"
+#include "opts.h"
+#include "output.h"
 #include "stats.h"
 #include "subcommands.h"
+#include "trace_clock.h"
 
-static const char help[] =
-"Usage: hcbstrace lateness [options] [interval [count]]\n"
-"\n"
+static const struct argp_option opts[] = {
+	{ "container", 'c', "NAME", 0, "only threads of this LXC container (repeatable)", 0 },
+	HCBS_OPT_LXCPATH,
+	{ "cgroup", 'g', "PATH", 0, "only threads in this cgroup or below (repeatable)", 0 },
+	{ "pid", 'p', "PID", 0, "only the threads of this process", 0 },
+	{ "comm", 'C', "NAME", 0, "only threads with this name", 0 },
+	{ "group-level", OPT_GROUP_LEVEL, "N", 0,
+	  "without filters, fold cgroups into their ancestor at level N "
+	  "(default 1; -1: the thread's own)", 0 },
+	{ "period", OPT_PERIOD, "DUR", 0, "the period T of every thread (default: inferred)", 0 },
+	{ "deadline", OPT_DEADLINE, "DUR", 0, "the relative deadline D (default: T)", 0 },
+	{ "all-policies", OPT_ALL_POLICIES, NULL, 0, "follow SCHED_OTHER threads too", 0 },
+	{ "csv", OPT_CSV, "FILE", 0, "one row per job (for plot-lateness-cdf)", 0 },
+	{ "max-lateness", OPT_MAX_LATENESS, "L", 0,
+	  "stop, exit 2, when a job's lateness exceeds L", 0 },
+	{ "ringbuf-size", OPT_RINGBUF_SIZE, "N", 0,
+	  "job ring buffer, a power of two (default 1M)", 0 },
+	HCBS_OPT_DURATION,
+	HCBS_OPT_OUTPUT,
+	{ 0 }
+};
+
+static const struct hcbs_cmd cmd = {
+	.name = "lateness",
+	.options = opts,
+	.doc =
 "Per-job timing of periodic real-time threads, with no change to them:\n"
 "  release    expiry of the timer the thread slept on (clock_nanosleep),\n"
 "             or its wake-up time when something else woke it\n"
@@ -31,28 +58,13 @@ static const char help[] =
 "and D is --deadline or T.  l > 0 is a deadline miss; a start later than\n"
 "release + D is a late start.  Only SCHED_FIFO/RR/DEADLINE threads unless\n"
 "--all-policies.\n"
-"\n"
-"Options:\n"
-"  -c, --container NAME   only threads of this LXC container (repeatable)\n"
-HCBS_HELP_LXCPATH
-"  -g, --cgroup PATH      only threads in this cgroup or below (repeatable)\n"
-"  -p, --pid PID          only the threads of this process\n"
-"  -C, --comm NAME        only threads with this name\n"
-"      --group-level N    without filters, fold cgroups into their ancestor\n"
-"                         at level N (default 1; -1: the thread's own)\n"
-"      --period DUR       the period T of every thread (default: inferred)\n"
-"      --deadline DUR     the relative deadline D (default: T)\n"
-"      --all-policies     follow SCHED_OTHER threads too\n"
-"      --csv FILE         one row per job (for plot-lateness-cdf)\n"
-"      --max-lateness L   stop, exit 2, when a job's lateness exceeds L\n"
-"      --ringbuf-size N   job ring buffer, a power of two (default 1M)\n"
-HCBS_HELP_DURATION
-HCBS_HELP_OUTPUT
+"\v"
 "Examples:\n"
 "  hcbstrace lateness -c vbbu1 -d 60s --csv vbbu1.csv\n"
 "  hcbstrace lateness -p $(pidof l1app) --period 1ms --max-lateness 0\n"
 "  hcbstrace lateness -g /sys/fs/cgroup/rt --json 10s 6\n"
-"  tools/probes/plot-lateness-cdf vbbu1.csv vbbu1.png\n";
+"  tools/probes/plot-lateness-cdf vbbu1.csv vbbu1.png\n",
+};
 
 /* Releases used to infer a period: 16 gaps. */
 #define INFER_N		17
@@ -486,18 +498,20 @@ int cmd_lateness(int argc, char **argv)
 	struct hcbs_clock clk;
 	struct hcbs_opts o;
 	const char *reason = "interrupted";
-	int err, rc = EXIT_ERROR;
+	int err, rc;
 
-	rc = hcbs_init(&o, "lateness", OPT_LATENESS | OPT_TASK_FILTER, help, argc, argv);
+	rc = hcbs_parse_opts(&o, &cmd, argc, argv);
+	if (!rc)
+		rc = hcbs_bpf_setup(&o);
 	if (rc)
-		return rc;
+		goto cleanup;
 	rc = EXIT_ERROR;
 	s.o = &o;
 	if (o.csv) {
 		s.csv = fopen(o.csv, "we");
 		if (!s.csv) {
 			hcbs_err(&o, "--csv %s: %s", o.csv, strerror(errno));
-			return EXIT_ERROR;
+			goto cleanup;
 		}
 		csv_header(s.csv);
 	}
@@ -511,7 +525,7 @@ int cmd_lateness(int argc, char **argv)
 	obj->rodata->all_policies = o.all_policies;
 	if (o.ringbuf_size)
 		bpf_map__set_max_entries(obj->maps.events, (uint32_t)o.ringbuf_size);
-	if (hcbs_bpf_load(&bpf, &o, obj->skeleton))
+	if (hcbs_bpf_load(&bpf, &o, obj->skeleton) || hcbs_bpf_attach(&bpf, &o, obj->skeleton))
 		goto cleanup;
 	rb = ring_buffer__new(bpf_map__fd(obj->maps.events), on_event, &s, NULL);
 	if (!rb) {

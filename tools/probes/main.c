@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common.h"
+#include "opts.h"
 #include "subcommands.h"
 
 #ifndef HCBS_VERSION

@@ -11,30 +11,42 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "common.h"
+#include "bpf_setup.h"
+#include "cgroups.h"
+#include "opts.h"
+#include "output.h"
 #include "servers.h"
 #include "servers.skel.h"
 #include "subcommands.h"
+#include "trace_clock.h"
 
-static const char help[] =
-"Usage: hcbstrace servers [options] [interval [count]]\n"
-"\n"
+static const struct argp_option opts[] = {
+	{ "container", 'c', "NAME", 0,
+	  "only this LXC container and its sub-cgroups (repeatable)", 0 },
+	HCBS_OPT_LXCPATH,
+	{ "cgroup", 'g', "PATH", 0, "only this cgroup and its descendants (repeatable)", 0 },
+	/* Taken, as it always was, and without effect: no column is folded. */
+	{ "group-level", OPT_GROUP_LEVEL, "N", OPTION_HIDDEN, NULL, 0 },
+	HCBS_OPT_DURATION,
+	HCBS_OPT_OUTPUT,
+	{ 0 }
+};
+
+static const struct hcbs_cmd cmd = {
+	.name = "servers",
+	.options = opts,
+	.doc =
 "HCBS server activity per cgroup, summed over its per-CPU servers: the\n"
 "budget used per period (from the drop of the remaining runtime between\n"
 "events, a period ending when the server's deadline moves), throttles\n"
 "(budget exhausted), replenishments, starts and stops.  Needs the hcbs\n"
 "kernel (tracepoints sched:sched_hcbs_server_*).\n"
-"\n"
-"Options:\n"
-"  -c, --container NAME   only this LXC container and its sub-cgroups (repeatable)\n"
-HCBS_HELP_LXCPATH
-"  -g, --cgroup PATH      only this cgroup and its descendants (repeatable)\n"
-HCBS_HELP_DURATION
-HCBS_HELP_OUTPUT
+"\v"
 "Examples:\n"
 "  hcbstrace servers -d 10s\n"
 "  hcbstrace servers -c vbbu1 -c vbbu2 1s 10\n"
-"  hcbstrace servers --json -d 30s > servers.json\n";
+"  hcbstrace servers --json -d 30s > servers.json\n",
+};
 
 static const char *const tps[] = {
 	"sched_hcbs_server_start", "sched_hcbs_server_stop",
@@ -227,31 +239,34 @@ static void print_json(const struct hcbs_opts *o, const struct hcbs_clock *clk,
 
 int cmd_servers(int argc, char **argv)
 {
-	struct servers_bpf *obj;
+	struct servers_bpf *obj = NULL;
 	struct hcbs_bpf bpf = {};
 	struct srv_table table = {};
 	struct hcbs_clock clk;
 	struct hcbs_opts o;
 	const char *reason = "interrupted";
-	int rc = EXIT_ERROR;
+	int rc;
 
-	rc = hcbs_init(&o, "servers", 0, help, argc, argv);
+	rc = hcbs_parse_opts(&o, &cmd, argc, argv);
+	if (!rc)
+		rc = hcbs_bpf_setup(&o);
 	if (rc)
-		return rc;
-	rc = EXIT_ERROR;
+		goto cleanup;
 	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
 		if (!hcbs_have_tracepoint(tps[i])) {
 			hcbs_err(&o, "this kernel has no HCBS tracepoints (sched:%s is missing): boot the hcbs kernel",
 				 tps[i]);
-			return EXIT_NOHCBS;
+			rc = EXIT_NOHCBS;
+			goto cleanup;
 		}
+	rc = EXIT_ERROR;
 
 	obj = servers_bpf__open();
 	if (!obj) {
 		hcbs_explain_bpf_error(&o, "opening the BPF object", errno);
-		return EXIT_ERROR;
+		goto cleanup;
 	}
-	if (hcbs_bpf_load(&bpf, &o, obj->skeleton))
+	if (hcbs_bpf_load(&bpf, &o, obj->skeleton) || hcbs_bpf_attach(&bpf, &o, obj->skeleton))
 		goto cleanup;
 
 	hcbs_trace_start(&clk, &o, &bpf);

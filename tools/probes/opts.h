@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hcbstrace: the command line.  Each subcommand lists the options it takes
+ * in an argp table of its own (with its --help text and examples), as the
+ * libbpf-tools do; opts.c parses them all with one parser, so an option
+ * means the same in every subcommand, and refuses one that another
+ * subcommand takes as "does not apply".
+ */
+#ifndef HCBSTRACE_OPTS_H
+#define HCBSTRACE_OPTS_H
+
+#include <argp.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "hcbs.h"
+#include "hcbstrace.h"
+
+/*
+ * Exit codes.  For the causes hcbsctl also has, hcbsctl's codes
+ * (enum hcbs_exit): the same cause gives the same status in every tool.
+ */
+#define EXIT_OK		0
+#define EXIT_ERROR	1
+#define EXIT_THRESHOLD	2	/* a --max-* bound was crossed */
+#define EXIT_NOTFOUND	3	/* no such container or cgroup, not a cgroup */
+#define EXIT_NOHCBS	4	/* kernel without HCBS (servers: no tracepoints) */
+#define EXIT_PERM	5	/* permission denied (BPF needs root) */
+
+/* The exit code for a negative errno (0: EXIT_OK). */
+int hcbs_exit_code(int err);
+
+/* The keys of the options that have no short form. */
+enum {
+	OPT_CSV = 256, OPT_MAX_LATENCY, OPT_MAX_LATENESS, OPT_PERIOD, OPT_DEADLINE,
+	OPT_ALL_POLICIES, OPT_RINGBUF_SIZE, OPT_GROUP_LEVEL,
+};
+
+/* Lines of every subcommand's table. */
+#define HCBS_OPT_LXCPATH							\
+	{ "lxcpath", 'P', "PATH", 0, "LXC path for --container", 0 }
+#define HCBS_OPT_DURATION							\
+	{ "duration", 'd', "DUR", 0,						\
+	  "stop after DUR (10s, 2m, 1h; a unit is required)", 0 }
+#define HCBS_OPT_OUTPUT								\
+	{ "json", 'j', NULL, 0, "print JSON (schema hcbstrace/1) instead of text", 0 }, \
+	{ "quiet", 'q', NULL, 0, "no progress messages", 0 },			\
+	{ "verbose", 'v', NULL, 0, "print the libbpf log", 0 }
+
+/* A subcommand's command line. */
+struct hcbs_cmd {
+	const char *name;			/* "latency" */
+	const struct argp_option *options;	/* ends with { 0 } */
+	const char *doc;			/* argp's: before \v above the options, the rest after */
+};
+
+struct hcbs_cg_target {
+	char path[PATH_MAX];
+	char name[128];		/* container name or path under the mount */
+	uint64_t id;
+	int level;
+};
+
+struct hcbs_opts {
+	const char *cmd;
+	int argc;
+	char **argv;
+
+	uint64_t duration_ns;	/* 0: until interrupted */
+	uint64_t interval_ns;	/* 0: print once, at the end */
+	long count;		/* intervals; 0: unlimited */
+
+	pid_t pid;
+	bool has_comm;
+	char comm[HCBS_COMM_LEN];
+	int nr_cg;
+	struct hcbs_cg_target cg[HCBS_MAX_CGROUPS];
+	int cg_version;		/* 1 or 2 */
+	char cg_mount[PATH_MAX];/* where that hierarchy is mounted */
+	char cg_mount_root[PATH_MAX];
+	const char *lxcpath;
+	int group_level;
+	bool threads;
+
+	bool json;
+	const char *csv;
+	bool quiet;
+	bool verbose;
+
+	uint64_t max_latency_ns;
+	bool has_max_lateness;
+	double max_lateness;
+	uint64_t period_ns;
+	uint64_t deadline_ns;
+	bool all_policies;
+	uint64_t ringbuf_size;
+};
+
+/*
+ * Parse the command line of subcommand @cmd and select its cgroups
+ * (cgroups.h).  Prints the error, or the help and exits.  Returns an exit
+ * code: EXIT_OK, or the status to exit with.
+ */
+int hcbs_parse_opts(struct hcbs_opts *o, const struct hcbs_cmd *cmd, int argc, char **argv);
+
+/* "hcbstrace: CMD: " and the message, one line on stderr. */
+void hcbs_err(const struct hcbs_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif /* HCBSTRACE_OPTS_H */
