@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the duration grammar (hcbs_parse_duration,
- * hcbs_parse_reservation) and its printer.  Properties: no crash or
+ * hcbs_parse_reservation) and its printer, and the size and pid parsers
+ * of the same command lines (hcbs_parse_size, hcbs_parse_pid).
+ * Properties: no crash or
  * undefined behaviour; an error is a negative errno with a one-line
  * message, whatever the size of the error buffer (the first byte picks
  * it, so truncation is exercised); what parses prints back to a string
  * that parses to the same value (hcbs_format_duration's "shortest exact
- * form"); an accepted reservation has 0 < period and runtime <= period.
+ * form"); an accepted reservation has 0 < period and runtime <= period;
+ * an accepted size or pid is all digits (and a suffix) and prints back
+ * to its digits.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -46,6 +50,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ret = hcbs_parse_reservation(res, &q2, &p2, NULL, 0);
 		FUZZ_CHECK(!ret && q2 == q && p2 == p, "'%s' prints as '%s', which parses to %d %" PRIu64 "/%" PRIu64,
 			   s, res, ret, q2, p2);
+	}
+	err[0] = '\0';
+	ret = hcbs_parse_size(s, &ns, err, errlen);
+	if (ret) {
+		FUZZ_CHECK(ret == -EINVAL || ret == -ERANGE, "size: returned %d", ret);
+		fuzz_check_err(err, errlen);
+	} else {
+		/* DIGITS[K|M]: the value, shifted back, prints as the digits. */
+		size_t d = strspn(s, "0123456789"), z = strspn(s, "0");
+		unsigned int sh = !s[d] ? 0 : strchr("Kk", s[d]) ? 10 : 20;
+
+		FUZZ_CHECK(d && d + (sh != 0) == strlen(s), "size '%s' accepted", s);
+		snprintf(buf, sizeof(buf), "%" PRIu64, ns >> sh);
+		FUZZ_CHECK(z == d ? !strcmp(buf, "0") :
+			   strlen(buf) == d - z && !strncmp(buf, s + z, d - z),
+			   "size '%s' = %" PRIu64, s, ns);
+	}
+	err[0] = '\0';
+	{
+		pid_t pid;
+
+		ret = hcbs_parse_pid(s, &pid, err, errlen);
+		if (ret) {
+			FUZZ_CHECK(ret == -EINVAL, "pid: returned %d", ret);
+			fuzz_check_err(err, errlen);
+		} else {
+			snprintf(buf, sizeof(buf), "%d", (int)pid);
+			FUZZ_CHECK(pid > 0 && !strcmp(buf, s + strspn(s, "0")), "pid '%s' = %d", s, (int)pid);
+		}
 	}
 	/* The printer never writes past a short buffer. */
 	if (size >= 9) {
