@@ -460,55 +460,55 @@ static void plans(void)
 	tap_ok(!bad, "two files: every step of 100000 random plans keeps runtime <= period and the bandwidth within bounds");
 }
 
+static int parse_pid64(const char *s, uint64_t *v, char *err, size_t errlen)
+{
+	pid_t pid;
+	int ret = hcbs_parse_pid(s, &pid, err, errlen);
+
+	if (!ret)
+		*v = (uint64_t)pid;
+	return ret;
+}
+
 /* hcbs_parse_size(), hcbs_parse_pid(), hcbs_grow(). */
 static void small_helpers(void)
 {
-	static const struct {
+	typedef int (*parse_fn)(const char *, uint64_t *, char *, size_t);
+	const parse_fn size = hcbs_parse_size, pid = parse_pid64;
+	const struct {
+		parse_fn fn;
 		const char *s;
 		int ret;
 		uint64_t v;
-	} sizes[] = {
-		{ "4096", 0, 4096 }, { "4K", 0, 4096 }, { "64k", 0, 65536 },
-		{ "1M", 0, 1 << 20 }, { "1024m", 0, 1ULL << 30 }, { "0", 0, 0 },
-		{ "18446744073709551615", 0, UINT64_MAX },
-		{ "18446744073709551616", -ERANGE, 0 }, { "17592186044415M", 0, 17592186044415ULL << 20 },
-		{ "17592186044416M", -ERANGE, 0 },
-		{ "", -EINVAL, 0 }, { "K", -EINVAL, 0 }, { "4KB", -EINVAL, 0 },
-		{ "4G", -EINVAL, 0 }, { " 4K", -EINVAL, 0 }, { "+4K", -EINVAL, 0 },
-		{ "-1", -EINVAL, 0 }, { "0x10", -EINVAL, 0 }, { "1.5M", -EINVAL, 0 },
-	};
-	static const struct {
-		const char *s;
-		int ret;
-		pid_t v;
-	} pids[] = {
-		{ "1", 0, 1 }, { "4194304", 0, 4194304 }, { "2147483647", 0, 2147483647 },
-		{ "0", -EINVAL, 0 }, { "2147483648", -EINVAL, 0 }, { "-1", -EINVAL, 0 },
-		{ "", -EINVAL, 0 }, { "12x", -EINVAL, 0 }, { " 12", -EINVAL, 0 },
-		{ "99999999999999999999999", -EINVAL, 0 },
+	} cases[] = {
+		{ size, "4096", 0, 4096 }, { size, "4K", 0, 4096 }, { size, "64k", 0, 65536 },
+		{ size, "1M", 0, 1 << 20 }, { size, "1024m", 0, 1ULL << 30 }, { size, "0", 0, 0 },
+		{ size, "18446744073709551615", 0, UINT64_MAX },
+		{ size, "17592186044415M", 0, 17592186044415ULL << 20 },
+		{ size, "18446744073709551616", -ERANGE, 0 },
+		{ size, "17592186044416M", -ERANGE, 0 },
+		{ size, "", -EINVAL, 0 }, { size, "K", -EINVAL, 0 }, { size, "4KB", -EINVAL, 0 },
+		{ size, "4G", -EINVAL, 0 }, { size, " 4K", -EINVAL, 0 }, { size, "+4K", -EINVAL, 0 },
+		{ size, "-1", -EINVAL, 0 }, { size, "0x10", -EINVAL, 0 }, { size, "1.5M", -EINVAL, 0 },
+		{ size, NULL, -EINVAL, 0 },
+		{ pid, "1", 0, 1 }, { pid, "4194304", 0, 4194304 }, { pid, "2147483647", 0, 2147483647 },
+		{ pid, "0", -EINVAL, 0 }, { pid, "2147483648", -EINVAL, 0 }, { pid, "-1", -EINVAL, 0 },
+		{ pid, "", -EINVAL, 0 }, { pid, "12x", -EINVAL, 0 }, { pid, " 12", -EINVAL, 0 },
+		{ pid, "99999999999999999999999", -EINVAL, 0 }, { pid, NULL, -EINVAL, 0 },
 	};
 	char err[HCBS_ERRLEN];
 	size_t n = 0, cap = 0;
 	int *a = NULL, bad = 0;
 
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t v = 7;
 		int ret;
 
 		err[0] = '\0';
-		ret = hcbs_parse_size(sizes[i].s, &v, err, sizeof(err));
-		tap_ok(ret == sizes[i].ret && v == (ret ? 7 : sizes[i].v) && !ret == !err[0],
-		       "size '%s': %d %s", sizes[i].s, ret, err);
-	}
-	tap_ok(hcbs_parse_size(NULL, &(uint64_t){0}, NULL, 0) == -EINVAL, "size NULL: -EINVAL");
-	for (size_t i = 0; i < sizeof(pids) / sizeof(pids[0]); i++) {
-		pid_t v = 7;
-		int ret;
-
-		err[0] = '\0';
-		ret = hcbs_parse_pid(pids[i].s, &v, err, sizeof(err));
-		tap_ok(ret == pids[i].ret && v == (ret ? 7 : pids[i].v) && !ret == !err[0],
-		       "pid '%s': %d %s", pids[i].s, ret, err);
+		ret = cases[i].fn(cases[i].s, &v, err, sizeof(err));
+		tap_ok(ret == cases[i].ret && v == (ret ? 7 : cases[i].v) && !ret == !err[0],
+		       "%s '%s': %d %s", cases[i].fn == size ? "size" : "pid",
+		       cases[i].s ? cases[i].s : "(null)", ret, err);
 	}
 	for (int i = 0; i < 1000; i++) {
 		int *na = hcbs_grow(a, n, &cap, sizeof(*a), 4);

@@ -123,13 +123,24 @@ static int quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
-int hcbs_bpf_setup(const struct hcbs_opts *o)
+int hcbs_setup(struct hcbs_opts *o, const char *cmd, const struct argp_option *options,
+	       const char *doc, int argc, char **argv)
 {
-	int err = check_env(o);
+	int rc = hcbs_parse_opts(o, cmd, options, doc, argc, argv), err;
 
+	if (rc)
+		return rc;
+	err = check_env(o);
 	if (!err)
 		libbpf_set_print(o->verbose ? print_libbpf : quiet_libbpf);
 	return hcbs_exit_code(err);
+}
+
+bool hcbs_bpf_open_failed(const struct hcbs_opts *o, const void *obj)
+{
+	if (!obj)
+		hcbs_explain_bpf_error(o, "opening the BPF object", errno);
+	return !obj;
 }
 
 static bool is_tp_btf(const struct bpf_program *p)

@@ -15,11 +15,15 @@
 #include "opts.h"
 
 /*
- * Check that BPF programs can be loaded here (BTF, privileges) and send
- * libbpf's log to stderr with -v, nowhere else.  Prints the error;
- * returns an exit code (EXIT_OK, or the status to exit with).
+ * A subcommand's start: parse its command line (hcbs_parse_opts()), check
+ * that BPF programs can be loaded here (BTF, privileges) and send libbpf's
+ * log to stderr with -v, nowhere else.  Prints the error; returns an exit
+ * code (EXIT_OK, or the status to exit with).
  */
-int hcbs_bpf_setup(const struct hcbs_opts *o);
+int hcbs_setup(struct hcbs_opts *o, const char *cmd, const struct argp_option *options,
+	       const char *doc, int argc, char **argv);
+/* Explain it if opening a skeleton (@obj: what X_bpf__open() returned) failed. */
+bool hcbs_bpf_open_failed(const struct hcbs_opts *o, const void *obj);
 
 /* Does the kernel BTF have tracepoint @tp (btf_trace_@tp)? */
 bool hcbs_have_tracepoint(const char *tp);

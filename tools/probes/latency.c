@@ -17,27 +17,8 @@
 #include "subcommands.h"
 #include "trace_clock.h"
 
-static const struct argp_option opts[] = {
-	{ "container", 'c', "NAME", 0, "only tasks of this LXC container (repeatable)", 0 },
-	HCBS_OPT_LXCPATH,
-	{ "cgroup", 'g', "PATH", 0, "only tasks in this cgroup or below (repeatable)", 0 },
-	{ "pid", 'p', "PID", 0, "only the threads of this process", 0 },
-	{ "comm", 'C', "NAME", 0, "only tasks with this name", 0 },
-	{ "group-level", OPT_GROUP_LEVEL, "N", 0,
-	  "without filters, fold cgroups into their ancestor at level N "
-	  "(default 1: top-level cgroups; -1: none)", 0 },
-	{ "threads", 'T', NULL, 0, "also per thread", 0 },
-	HCBS_OPT_DURATION,
-	{ "max-latency", OPT_MAX_LATENCY, "DUR", 0,
-	  "stop, exit 2, when a latency exceeds DUR (500us)", 0 },
-	HCBS_OPT_OUTPUT,
-	{ 0 }
-};
-
-static const struct hcbs_cmd cmd = {
-	.name = "latency",
-	.options = opts,
-	.doc =
+/* --help: above the options, then (after \v) below them. */
+static const char doc[] =
 "Wakeup-to-run latency: from the moment a task is woken (or preempted\n"
 "while runnable) until it runs, as histograms per container (cgroup) and,\n"
 "with --threads, per thread, with p50, p90, p99, p99.9 and max.\n"
@@ -49,8 +30,17 @@ static const struct hcbs_cmd cmd = {
 "  hcbstrace latency -d 10s                 # all tasks, per top-level cgroup\n"
 "  hcbstrace latency -c vbbu1 -c vbbu2 1    # two containers, every second\n"
 "  hcbstrace latency -g /sys/fs/cgroup/rt -T --json -d 30s\n"
-"  hcbstrace latency -c vbbu1 --max-latency 500us\n",
+"  hcbstrace latency -c vbbu1 --max-latency 500us\n";
+
+static const struct argp_option opts[] = {
+	HCBS_OPT_TASK_FILTERS("tasks"),
+	HCBS_OPT_GROUP_LEVEL("default 1: top-level cgroups; -1: none"),
+	{ "threads", 'T', NULL, 0, "also per thread", 0 },
+	{ "max-latency", OPT_MAX_LATENCY, "DUR", 0,
+	  "stop, exit 2, when a latency exceeds DUR (500us)", 0 },
+	HCBS_OPT_COMMON
 };
+
 
 struct lat_entry {
 	struct hcbs_key key;
@@ -317,28 +307,24 @@ static void print_json(const struct hcbs_opts *o, const struct hcbs_clock *clk,
 
 int cmd_latency(int argc, char **argv)
 {
-	struct lat_table table = {};
 	struct lat_hists hists = { .ncopies = 1 };
+	const char *reason = "interrupted";
 	struct latency_bpf *obj = NULL;
+	struct lat_table table = {};
 	struct hcbs_bpf bpf = {};
 	struct hcbs_clock clk;
-	struct hcbs_opts o;
 	char cause[256] = "";
-	const char *reason = "interrupted";
+	struct hcbs_opts o;
 	int ncpus, rc;
 
-	rc = hcbs_parse_opts(&o, &cmd, argc, argv);
-	if (!rc)
-		rc = hcbs_bpf_setup(&o);
+	rc = hcbs_setup(&o, "latency", opts, doc, argc, argv);
 	if (rc)
 		goto cleanup;
 	rc = EXIT_ERROR;
 
 	obj = latency_bpf__open();
-	if (!obj) {
-		hcbs_explain_bpf_error(&o, "opening the BPF object", errno);
+	if (hcbs_bpf_open_failed(&o, obj))
 		goto cleanup;
-	}
 	HCBS_SET_FILTERS(obj->rodata, &o);
 	obj->rodata->per_thread = o.threads;
 	obj->rodata->max_latency_ns = o.max_latency_ns;

@@ -22,32 +22,8 @@
 #include "subcommands.h"
 #include "trace_clock.h"
 
-static const struct argp_option opts[] = {
-	{ "container", 'c', "NAME", 0, "only threads of this LXC container (repeatable)", 0 },
-	HCBS_OPT_LXCPATH,
-	{ "cgroup", 'g', "PATH", 0, "only threads in this cgroup or below (repeatable)", 0 },
-	{ "pid", 'p', "PID", 0, "only the threads of this process", 0 },
-	{ "comm", 'C', "NAME", 0, "only threads with this name", 0 },
-	{ "group-level", OPT_GROUP_LEVEL, "N", 0,
-	  "without filters, fold cgroups into their ancestor at level N "
-	  "(default 1; -1: the thread's own)", 0 },
-	{ "period", OPT_PERIOD, "DUR", 0, "the period T of every thread (default: inferred)", 0 },
-	{ "deadline", OPT_DEADLINE, "DUR", 0, "the relative deadline D (default: T)", 0 },
-	{ "all-policies", OPT_ALL_POLICIES, NULL, 0, "follow SCHED_OTHER threads too", 0 },
-	{ "csv", OPT_CSV, "FILE", 0, "one row per job (for plot-lateness-cdf)", 0 },
-	{ "max-lateness", OPT_MAX_LATENESS, "L", 0,
-	  "stop, exit 2, when a job's lateness exceeds L", 0 },
-	{ "ringbuf-size", OPT_RINGBUF_SIZE, "N", 0,
-	  "job ring buffer, a power of two (default 1M)", 0 },
-	HCBS_OPT_DURATION,
-	HCBS_OPT_OUTPUT,
-	{ 0 }
-};
-
-static const struct hcbs_cmd cmd = {
-	.name = "lateness",
-	.options = opts,
-	.doc =
+/* --help: above the options, then (after \v) below them. */
+static const char doc[] =
 "Per-job timing of periodic real-time threads, with no change to them:\n"
 "  release    expiry of the timer the thread slept on (clock_nanosleep),\n"
 "             or its wake-up time when something else woke it\n"
@@ -63,8 +39,22 @@ static const struct hcbs_cmd cmd = {
 "  hcbstrace lateness -c vbbu1 -d 60s --csv vbbu1.csv\n"
 "  hcbstrace lateness -p $(pidof l1app) --period 1ms --max-lateness 0\n"
 "  hcbstrace lateness -g /sys/fs/cgroup/rt --json 10s 6\n"
-"  tools/probes/plot-lateness-cdf vbbu1.csv vbbu1.png\n",
+"  tools/probes/plot-lateness-cdf vbbu1.csv vbbu1.png\n";
+
+static const struct argp_option opts[] = {
+	HCBS_OPT_TASK_FILTERS("threads"),
+	HCBS_OPT_GROUP_LEVEL("default 1; -1: the thread's own"),
+	{ "period", OPT_PERIOD, "DUR", 0, "the period T of every thread (default: inferred)", 0 },
+	{ "deadline", OPT_DEADLINE, "DUR", 0, "the relative deadline D (default: T)", 0 },
+	{ "all-policies", OPT_ALL_POLICIES, NULL, 0, "follow SCHED_OTHER threads too", 0 },
+	{ "csv", OPT_CSV, "FILE", 0, "one row per job (for plot-lateness-cdf)", 0 },
+	{ "max-lateness", OPT_MAX_LATENESS, "L", 0,
+	  "stop, exit 2, when a job's lateness exceeds L", 0 },
+	{ "ringbuf-size", OPT_RINGBUF_SIZE, "N", 0,
+	  "job ring buffer, a power of two (default 1M)", 0 },
+	HCBS_OPT_COMMON
 };
+
 
 /* Releases used to infer a period: 16 gaps. */
 #define INFER_N		17
@@ -491,18 +481,16 @@ static void print_json(struct state *s, const struct hcbs_clock *clk,
 
 int cmd_lateness(int argc, char **argv)
 {
+	const char *reason = "interrupted";
 	struct lateness_bpf *obj = NULL;
 	struct ring_buffer *rb = NULL;
 	struct hcbs_bpf bpf = {};
-	struct state s = {};
 	struct hcbs_clock clk;
+	struct state s = {};
 	struct hcbs_opts o;
-	const char *reason = "interrupted";
 	int err, rc;
 
-	rc = hcbs_parse_opts(&o, &cmd, argc, argv);
-	if (!rc)
-		rc = hcbs_bpf_setup(&o);
+	rc = hcbs_setup(&o, "lateness", opts, doc, argc, argv);
 	if (rc)
 		goto cleanup;
 	rc = EXIT_ERROR;
@@ -517,10 +505,8 @@ int cmd_lateness(int argc, char **argv)
 	}
 
 	obj = lateness_bpf__open();
-	if (!obj) {
-		hcbs_explain_bpf_error(&o, "opening the BPF object", errno);
+	if (hcbs_bpf_open_failed(&o, obj))
 		goto cleanup;
-	}
 	HCBS_SET_FILTERS(obj->rodata, &o);
 	obj->rodata->all_policies = o.all_policies;
 	if (o.ringbuf_size)

@@ -79,7 +79,7 @@ static const struct argp_option *find_option(const struct argp_option *opts, int
 
 struct parse_state {
 	struct hcbs_opts *o;
-	const struct hcbs_cmd *cmd;
+	const struct argp_option *options;	/* the subcommand's */
 	const char *containers[HCBS_MAX_CGROUPS], *cgroups[HCBS_MAX_CGROUPS];
 	int nr_containers, nr_cgroups, nr_args;
 };
@@ -130,7 +130,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		return positional_arg(ps, arg);
 	if (!find_option(all_options, key))
 		return ARGP_ERR_UNKNOWN;
-	if (key != 'h' && !find_option(ps->cmd->options, key)) {
+	if (key != 'h' && !find_option(ps->options, key)) {
 		hcbs_err(o, "--%s does not apply to %s (see hcbstrace %s --help)",
 			 find_option(all_options, key)->name, o->cmd, o->cmd);
 		return EINVAL;
@@ -207,34 +207,35 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* @cmd's table, then every other option of hcbstrace, hidden. */
-static struct argp_option *argp_table(const struct hcbs_cmd *cmd)
+/* @options, then every other option of hcbstrace, hidden. */
+static struct argp_option *argp_table(const struct argp_option *options)
 {
 	size_t n = 0, k;
 	struct argp_option *t;
 
-	while (cmd->options[n].name || cmd->options[n].key)
+	while (options[n].name || options[n].key)
 		n++;
 	t = calloc(n + NR_ALL + 1, sizeof(*t));
 	if (!t)
 		return NULL;
-	memcpy(t, cmd->options, n * sizeof(*t));
+	memcpy(t, options, n * sizeof(*t));
 	k = n;
 	for (size_t i = 0; i < NR_ALL; i++)
-		if (!find_option(cmd->options, all_options[i].key)) {
+		if (!find_option(options, all_options[i].key)) {
 			t[k] = all_options[i];
 			t[k++].flags |= OPTION_HIDDEN;
 		}
 	return t;
 }
 
-int hcbs_parse_opts(struct hcbs_opts *o, const struct hcbs_cmd *cmd, int argc, char **argv)
+int hcbs_parse_opts(struct hcbs_opts *o, const char *cmd, const struct argp_option *options,
+		    const char *doc, int argc, char **argv)
 {
-	struct parse_state ps = { .o = o, .cmd = cmd };
+	struct parse_state ps = { .o = o, .options = options };
 	struct argp argp = {
 		.parser = parse_arg,
 		.args_doc = "[interval [count]]",
-		.doc = cmd->doc,
+		.doc = doc,
 		.children = NULL,
 		.help_filter = NULL,
 		.argp_domain = NULL,
@@ -244,13 +245,13 @@ int hcbs_parse_opts(struct hcbs_opts *o, const struct hcbs_cmd *cmd, int argc, c
 	int err;
 
 	memset(o, 0, sizeof(*o));
-	o->cmd = cmd->name;
+	o->cmd = cmd;
 	o->argc = argc;
 	o->argv = argv;
 	o->group_level = 1;
 
 	/* argp's messages and usage line name "hcbstrace CMD". */
-	table = argp_table(cmd);
+	table = argp_table(options);
 	av = calloc((size_t)argc + 1, sizeof(*av));
 	if (!table || !av || argc < 1) {
 		free(table);
@@ -258,7 +259,7 @@ int hcbs_parse_opts(struct hcbs_opts *o, const struct hcbs_cmd *cmd, int argc, c
 		hcbs_err(o, "%s", strerror(ENOMEM));
 		return EXIT_ERROR;
 	}
-	snprintf(name, sizeof(name), "hcbstrace %s", cmd->name);
+	snprintf(name, sizeof(name), "hcbstrace %s", cmd);
 	av[0] = name;
 	memcpy(av + 1, argv + 1, (size_t)(argc - 1) * sizeof(*av));
 	argp.options = table;

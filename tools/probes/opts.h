@@ -38,23 +38,28 @@ enum {
 	OPT_ALL_POLICIES, OPT_RINGBUF_SIZE, OPT_GROUP_LEVEL,
 };
 
-/* Lines of every subcommand's table. */
+/* Lines of the subcommands' tables. */
 #define HCBS_OPT_LXCPATH							\
 	{ "lxcpath", 'P', "PATH", 0, "LXC path for --container", 0 }
-#define HCBS_OPT_DURATION							\
+/* The filters of the subcommands that follow tasks (@who: "tasks"). */
+#define HCBS_OPT_TASK_FILTERS(who)						\
+	{ "container", 'c', "NAME", 0, "only " who " of this LXC container (repeatable)", 0 }, \
+	HCBS_OPT_LXCPATH,							\
+	{ "cgroup", 'g', "PATH", 0, "only " who " in this cgroup or below (repeatable)", 0 }, \
+	{ "pid", 'p', "PID", 0, "only the threads of this process", 0 },	\
+	{ "comm", 'C', "NAME", 0, "only " who " with this name", 0 }
+/* --group-level, with what its default and -1 mean there. */
+#define HCBS_OPT_GROUP_LEVEL(defaults)						\
+	{ "group-level", OPT_GROUP_LEVEL, "N", 0,				\
+	  "without filters, fold cgroups into their ancestor at level N (" defaults ")", 0 }
+/* The last lines of every table: --duration, the output, the end. */
+#define HCBS_OPT_COMMON								\
 	{ "duration", 'd', "DUR", 0,						\
-	  "stop after DUR (10s, 2m, 1h; a unit is required)", 0 }
-#define HCBS_OPT_OUTPUT								\
+	  "stop after DUR (10s, 2m, 1h; a unit is required)", 0 },		\
 	{ "json", 'j', NULL, 0, "print JSON (schema hcbstrace/1) instead of text", 0 }, \
 	{ "quiet", 'q', NULL, 0, "no progress messages", 0 },			\
-	{ "verbose", 'v', NULL, 0, "print the libbpf log", 0 }
-
-/* A subcommand's command line. */
-struct hcbs_cmd {
-	const char *name;			/* "latency" */
-	const struct argp_option *options;	/* ends with { 0 } */
-	const char *doc;			/* argp's: before \v above the options, the rest after */
-};
+	{ "verbose", 'v', NULL, 0, "print the libbpf log", 0 },		\
+	{ 0 }
 
 struct hcbs_cg_target {
 	char path[PATH_MAX];
@@ -99,11 +104,14 @@ struct hcbs_opts {
 };
 
 /*
- * Parse the command line of subcommand @cmd and select its cgroups
+ * Parse the command line of subcommand @cmd, whose options are @options
+ * (ending with { 0 }) and whose --help text is @doc (argp's: the part
+ * before \v above the options, the rest below), and select its cgroups
  * (cgroups.h).  Prints the error, or the help and exits.  Returns an exit
  * code: EXIT_OK, or the status to exit with.
  */
-int hcbs_parse_opts(struct hcbs_opts *o, const struct hcbs_cmd *cmd, int argc, char **argv);
+int hcbs_parse_opts(struct hcbs_opts *o, const char *cmd, const struct argp_option *options,
+		    const char *doc, int argc, char **argv);
 
 /* "hcbstrace: CMD: " and the message, one line on stderr. */
 void hcbs_err(const struct hcbs_opts *o, const char *fmt, ...)

@@ -20,22 +20,8 @@
 #include "subcommands.h"
 #include "trace_clock.h"
 
-static const struct argp_option opts[] = {
-	{ "container", 'c', "NAME", 0,
-	  "only this LXC container and its sub-cgroups (repeatable)", 0 },
-	HCBS_OPT_LXCPATH,
-	{ "cgroup", 'g', "PATH", 0, "only this cgroup and its descendants (repeatable)", 0 },
-	/* Taken, as it always was, and without effect: no column is folded. */
-	{ "group-level", OPT_GROUP_LEVEL, "N", OPTION_HIDDEN, NULL, 0 },
-	HCBS_OPT_DURATION,
-	HCBS_OPT_OUTPUT,
-	{ 0 }
-};
-
-static const struct hcbs_cmd cmd = {
-	.name = "servers",
-	.options = opts,
-	.doc =
+/* --help: above the options, then (after \v) below them. */
+static const char doc[] =
 "HCBS server activity per cgroup, summed over its per-CPU servers: the\n"
 "budget used per period (from the drop of the remaining runtime between\n"
 "events, a period ending when the server's deadline moves), throttles\n"
@@ -45,8 +31,18 @@ static const struct hcbs_cmd cmd = {
 "Examples:\n"
 "  hcbstrace servers -d 10s\n"
 "  hcbstrace servers -c vbbu1 -c vbbu2 1s 10\n"
-"  hcbstrace servers --json -d 30s > servers.json\n",
+"  hcbstrace servers --json -d 30s > servers.json\n";
+
+static const struct argp_option opts[] = {
+	{ "container", 'c', "NAME", 0,
+	  "only this LXC container and its sub-cgroups (repeatable)", 0 },
+	HCBS_OPT_LXCPATH,
+	{ "cgroup", 'g', "PATH", 0, "only this cgroup and its descendants (repeatable)", 0 },
+	/* Taken, as it always was, and without effect: no column is folded. */
+	{ "group-level", OPT_GROUP_LEVEL, "N", OPTION_HIDDEN, NULL, 0 },
+	HCBS_OPT_COMMON
 };
+
 
 static const char *const tps[] = {
 	"sched_hcbs_server_start", "sched_hcbs_server_stop",
@@ -239,17 +235,15 @@ static void print_json(const struct hcbs_opts *o, const struct hcbs_clock *clk,
 
 int cmd_servers(int argc, char **argv)
 {
+	const char *reason = "interrupted";
 	struct servers_bpf *obj = NULL;
-	struct hcbs_bpf bpf = {};
 	struct srv_table table = {};
+	struct hcbs_bpf bpf = {};
 	struct hcbs_clock clk;
 	struct hcbs_opts o;
-	const char *reason = "interrupted";
 	int rc;
 
-	rc = hcbs_parse_opts(&o, &cmd, argc, argv);
-	if (!rc)
-		rc = hcbs_bpf_setup(&o);
+	rc = hcbs_setup(&o, "servers", opts, doc, argc, argv);
 	if (rc)
 		goto cleanup;
 	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
@@ -262,10 +256,8 @@ int cmd_servers(int argc, char **argv)
 	rc = EXIT_ERROR;
 
 	obj = servers_bpf__open();
-	if (!obj) {
-		hcbs_explain_bpf_error(&o, "opening the BPF object", errno);
+	if (hcbs_bpf_open_failed(&o, obj))
 		goto cleanup;
-	}
 	if (hcbs_bpf_load(&bpf, &o, obj->skeleton) || hcbs_bpf_attach(&bpf, &o, obj->skeleton))
 		goto cleanup;
 
