@@ -132,10 +132,7 @@ struct hcbs_json *hcbs_json_begin(const struct hcbs_opts *o, const struct hcbs_c
 	hcbs_json_key(j, "stop_reason");
 	hcbs_json_string(j, stop_reason);
 	hcbs_json_key(j, "threshold");
-	if (threshold_cause)
-		hcbs_json_string(j, threshold_cause);
-	else
-		hcbs_json_null(j);
+	hcbs_json_string(j, threshold_cause);	/* null without one */
 	hcbs_json_key(j, "cgroup_version");
 	hcbs_json_int(j, o->cg_version);
 	return j;
