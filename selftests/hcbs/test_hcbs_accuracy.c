@@ -398,6 +398,72 @@ TEST_F_TIMEOUT(sched, global_priorities, 60)
 	EXPECT_LE(share[2], slack) TH_LOG("FIFO 10 got %.4f beside two more urgent tasks", share[2]);
 }
 
+/* The CPU @pid last ran on (field 39 of /proc/PID/stat), or -1. */
+static int task_cpu(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	int i, cpu = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (hcbs_read_file(path, buf, sizeof(buf)))
+		return -1;
+	p = strrchr(buf, ')');
+	for (i = 0; p && i < 37; i++)
+		p = strchr(p + 1, ' ');
+	if (p && sscanf(p + 1, "%d", &cpu) != 1)
+		cpu = -1;
+	return cpu;
+}
+
+/*
+ * A running task of a reservation lowered below a task of its group that
+ * waits on another CPU must let that task run at once (global FP): the
+ * priority change balances the group (before, the waiter waited for the
+ * next switch, throttle or replenishment).  FIFO 30 (A) and 20 (B) hogs
+ * run on the two CPUs of a 90/100 ms group, FIFO 10 (C) waits; A drops to
+ * FIFO 5, and C must run within the 20 ms after when it waited on the
+ * other CPU than A's.
+ */
+TEST_F_TIMEOUT(sched, global_priority_drop, 90)
+{
+	static const int prio[3] = { 30, 20, 10 };
+	int i, t, other = 0, stuck = 0, same = 0, cpu_a, cpu_c;
+	struct hcbs_hog *h[3];
+	char g[PATHLEN];
+
+	hcbs_group(_metadata, &self->env, "g", 90000, 100000, g, sizeof(g));
+	for (i = 0; i < 3; i++) {
+		h[i] = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO,
+				prio[i]);
+		ASSERT_EQ(0, hcbs_unpin(h[i]->pid));
+	}
+	hcbs_sleep_ms(300);
+	for (t = 0; t < 40; t++) {
+		uint64_t c0, c1;
+
+		cpu_a = task_cpu(h[0]->pid);
+		cpu_c = task_cpu(h[2]->pid);
+		ASSERT_EQ(0, hcbs_proc_cputime_ns(h[2]->pid, &c0));
+		ASSERT_EQ(0, hcbs_set_policy(h[0]->pid, SCHED_FIFO, 5));
+		hcbs_sleep_ms(20);
+		ASSERT_EQ(0, hcbs_proc_cputime_ns(h[2]->pid, &c1));
+		ASSERT_EQ(0, hcbs_set_policy(h[0]->pid, SCHED_FIFO, 30));
+		if (cpu_a >= 0 && cpu_a != cpu_c) {
+			other++;
+			/* 20 ms hold up to 10 ms of its servers' throttling. */
+			stuck += c1 - c0 < 5 * HCBS_NSEC_PER_MSEC;
+		} else {
+			same++;
+		}
+		hcbs_sleep_ms(10 + t * 7 % 40);
+	}
+	hcbs_note("FIFO 30 dropped to 5 beside FIFO 20 and a waiting FIFO 10 in a 90/100 ms group, 40 times: FIFO 10 waited on the other CPU in %d, ran < 5 ms of the next 20 ms in %d of them (%d on the same CPU)",
+		  other, stuck, same);
+	hcbs_note("allowance: 1 in 5 (a reschedule IPI under TCG can take milliseconds; 20 of 25 before the fix)");
+	ASSERT_GT(other, 4) TH_LOG("the waiting task was never on the other CPU: not exercised");
+	EXPECT_LE(stuck * 5, other);
+}
+
 /*
  * nr_running of @cpu from debugfs' sched/debug (SCHED_DEBUG, on in the
  * test kernel), or -1.  Per CPU: /proc/stat's procs_running also counts
