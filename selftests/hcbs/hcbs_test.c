@@ -517,20 +517,18 @@ static const char *debugfs_sched(void)
 }
 
 /*
- * The bandwidth reserved in each CPU's root domain: its .dl_bw->total_bw
- * (deadline tasks and fair servers) plus, on an HCBS kernel, what the RT
- * groups reserve on each of its CPUs (.rt_groups_bw, counted once per
- * online CPU: the guest has one root domain).
+ * Per CPU, the .dl_bw->total_bw of its dl_rq (deadline tasks and fair
+ * servers: the root domain's sum) into @total; what the RT groups reserve
+ * on each CPU (.rt_groups_bw) into *@groups, -1 on a kernel without it.
  */
-int hcbs_dl_total_bw(long long *bw, int max_cpus)
+int hcbs_dl_bw(long long *total, long long *groups, int max_cpus)
 {
 	const char *path = debugfs_sched();
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	char line[512];
 	int cpu = -1, found = 0;
-	long long v;
 	FILE *f;
 
+	*groups = -1;
 	if (!path)
 		return -ENOENT;
 	f = fopen(path, "re");
@@ -546,16 +544,32 @@ int hcbs_dl_total_bw(long long *bw, int max_cpus)
 		p = strstr(line, ".dl_bw->total_bw");
 		if (p) {
 			p = strchr(p, ':');
-			if (p && sscanf(p + 1, "%lld", &bw[cpu]) == 1)
+			if (p && sscanf(p + 1, "%lld", &total[cpu]) == 1)
 				found = cpu + 1 > found ? cpu + 1 : found;
 			continue;
 		}
 		p = strstr(line, ".rt_groups_bw");
-		if (p && (p = strchr(p, ':')) && sscanf(p + 1, "%lld", &v) == 1)
-			bw[cpu] += v * (ncpus > 0 ? ncpus : 1);
+		if (p && (p = strchr(p, ':')))
+			sscanf(p + 1, "%lld", groups);
 	}
 	fclose(f);
 	return found ? found : -ENOENT;
+}
+
+/*
+ * The bandwidth reserved in each CPU's root domain: its total_bw plus, on
+ * an HCBS kernel, what the RT groups reserve on each of its CPUs, counted
+ * once per online CPU (the guest has one root domain).
+ */
+int hcbs_dl_total_bw(long long *bw, int max_cpus)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long long groups;
+	int n = hcbs_dl_bw(bw, &groups, max_cpus);
+
+	for (int cpu = 0; cpu < n && groups > 0; cpu++)
+		bw[cpu] += groups * (ncpus > 0 ? ncpus : 1);
+	return n;
 }
 
 /* ----------------------------------------------------------------- tasks */

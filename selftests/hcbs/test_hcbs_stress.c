@@ -391,33 +391,6 @@ static void fmt_max(const struct group *g, char *out, size_t len)
  * Per CPU, the root domain's dl_bw->total_bw as debugfs prints it (without
  * the groups), and rt_groups_bw.  Returns the number of CPUs or -errno.
  */
-static int read_bw(long long *total, long long *groups)
-{
-	char line[512];
-	int cpu = -1, n = 0;
-	FILE *f = fopen("/sys/kernel/debug/sched/debug", "re");
-
-	*groups = -1;
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *p;
-
-		if (sscanf(line, "dl_rq[%d]:", &cpu) == 1)
-			continue;
-		if (cpu < 0 || cpu >= MAXCPUS)
-			continue;
-		if ((p = strstr(line, ".dl_bw->total_bw")) && (p = strchr(p, ':'))) {
-			sscanf(p + 1, "%lld", &total[cpu]);
-			n = cpu + 1 > n ? cpu + 1 : n;
-		} else if ((p = strstr(line, ".rt_groups_bw")) && (p = strchr(p, ':'))) {
-			sscanf(p + 1, "%lld", groups);
-		}
-	}
-	fclose(f);
-	return n ? n : -ENOENT;
-}
-
 /*
  * rt_groups_bw is the modelled sum of the reservations nearest below the
  * root, every CPU's total_bw its value at setup.  A removed group's
@@ -430,7 +403,7 @@ static void check_bw(void)
 	int n, bad;
 
 	for (;;) {
-		n = read_bw(total, &groups);
+		n = hcbs_dl_bw(total, &groups, MAXCPUS);
 		if (n < 0)
 			STRESS_FAIL("cannot read /sys/kernel/debug/sched/debug: %s", errname(n));
 		bad = groups != want ? MAXCPUS : -1;
@@ -1790,7 +1763,7 @@ TEST_F_TIMEOUT(stress, migration, 360)
 		  st.seed, st.seed, secs, NWORKERS, st.stall_ns / 1e9,
 		  st.slow ? " (TCG)" : "");
 
-	n = read_bw(st.total_bw0, &st.groups_bw0);
+	n = hcbs_dl_bw(st.total_bw0, &st.groups_bw0, MAXCPUS);
 	ASSERT_LT(0, n) TH_LOG("no dl_bw->total_bw in /sys/kernel/debug/sched/debug: %s",
 			       errname(n));
 	ASSERT_LE(0, st.groups_bw0) TH_LOG("no rt_groups_bw in /sys/kernel/debug/sched/debug");
@@ -1983,7 +1956,7 @@ TEST_F_TIMEOUT(stress, migration, 360)
 		uint64_t until = hcbs_now_ns() + 5 * HCBS_NSEC_PER_SEC;
 		int cpu;
 
-		while (read_bw(total, &groups) > 0 && groups != st.groups_bw0 &&
+		while (hcbs_dl_bw(total, &groups, MAXCPUS) > 0 && groups != st.groups_bw0 &&
 		       hcbs_now_ns() < until)
 			hcbs_sleep_ms(50);
 		hcbs_note("after removing the groups: rt_groups_bw %lld (%lld at setup)", groups,
