@@ -258,25 +258,37 @@ int hcbs_cgroup_resolve(const char *proc_cgroup, const char *mountinfo,
 	return ret;
 }
 
-int hcbs_cgroup_of_pid(pid_t pid, char *path, size_t len, int *version,
-		       char *err, size_t errlen)
+int hcbs_cgroup_of_pid_in(const char *proc, pid_t pid, char *path, size_t len,
+			  int *version, char *err, size_t errlen)
 {
-	char file[64], *cg = NULL, *mi = NULL, e[HCBS_ERRLEN];
+	char file[PATH_MAX], *cg = NULL, *mi = NULL, e[HCBS_ERRLEN];
 	int ret;
 
-	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
+	if (!proc)
+		proc = "/proc";
+	if ((size_t)snprintf(file, sizeof(file), "%s/%d/cgroup", proc, (int)pid) >= sizeof(file)) {
+		hcbs_seterr(err, errlen, "%s: path too long", proc);
+		return -ENAMETOOLONG;
+	}
 	ret = hcbs_read_text(file, &cg, e, sizeof(e));
 	if (ret) {
 		hcbs_seterr(err, errlen, "%s", ret == -ENOENT ?
 			    "no such process" : e);
 		return ret == -ENOENT ? -ESRCH : ret;
 	}
-	ret = hcbs_read_text("/proc/self/mountinfo", &mi, err, errlen);
+	snprintf(file, sizeof(file), "%s/self/mountinfo", proc);
+	ret = hcbs_read_text(file, &mi, err, errlen);
 	if (!ret)
 		ret = hcbs_cgroup_resolve(cg, mi, path, len, version, err, errlen);
 	free(cg);
 	free(mi);
 	return ret;
+}
+
+int hcbs_cgroup_of_pid(pid_t pid, char *path, size_t len, int *version,
+		       char *err, size_t errlen)
+{
+	return hcbs_cgroup_of_pid_in(NULL, pid, path, len, version, err, errlen);
 }
 
 int hcbs_cgroup_mount_resolve(const char *mountinfo, const char *path, int version,

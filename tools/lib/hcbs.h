@@ -116,6 +116,13 @@ void hcbs_json_null(struct hcbs_json *j);
  */
 int hcbs_cgroup_of_pid(pid_t pid, char *path, size_t len, int *version,
 		       char *err, size_t errlen);
+/*
+ * The same with the proc file system at @proc (NULL: /proc): reads
+ * @proc/PID/cgroup and @proc/self/mountinfo.  For tests of the hooks,
+ * which are given a fake tree.
+ */
+int hcbs_cgroup_of_pid_in(const char *proc, pid_t pid, char *path, size_t len,
+			  int *version, char *err, size_t errlen);
 
 /*
  * The cpu cgroup of a running LXC container, through liblxc (init pid) and
