@@ -1,0 +1,181 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# hcbs-oci-hook end to end on the fake cgroup tree of cli-lib.sh, fed the
+# container states in tests/unit/oci-states/ (good, malformed, missing and
+# wrong fields, huge values, bad annotations) on stdin, as a runtime would.
+# The container's process is pid 4242 of a fake /proc (HCBS_OCI_HOOK_PROC)
+# whose cgroup2 mount is the fake tree.  Every error: one line on stderr,
+# the documented exit code, nothing written.  Kernel refusals are injected
+# with the failwrite shim, and the hook's message is held against the one
+# hcbsctl set prints for the same refusal.  Also checks the hooks.d entry.
+#
+# Usage: test_oci_hook.sh HCBS_OCI_HOOK HCBSCTL FAILWRITE_SO HOOKS_JSON SOURCE_ROOT
+# TEST_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full" runs
+# every hook under valgrind.
+set -u
+OCIHOOK=$1 HCBSCTL=$2 SHIM=$3 HOOKJSON=$4 SRC=$5
+STATES=$SRC/tests/unit/oci-states
+. "$(dirname "$0")/cli-lib.sh"
+
+# A fake /proc: pid 4242 in lxc.payload.c1, 4444 in a group that does not
+# exist; 4343 is not there (a dead process).
+PROC=$T/proc TS=$T/tasksets
+mkdir -p "$PROC/self" "$PROC/4242" "$PROC/4444" "$TS"
+echo "30 20 0:26 / $CG rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate" >"$PROC/self/mountinfo"
+echo "0::/lxc.payload.c1" >"$PROC/4242/cgroup"
+echo "0::/gone" >"$PROC/4444/cgroup"
+export HCBS_OCI_HOOK_PROC=$PROC
+printf '4879us 30ms\n561us 36ms\n10427us 104ms\n4408us 109ms\n20271us 250ms\n' >"$TS/paper.ts"
+printf '3ms 4ms\n3ms 5ms\n' >"$TS/over.ts"
+
+# hook [EXPECTED-EXIT] STATE-FILE [ARGS...]: the state on stdin
+hook() {
+	local want=$1 state=$2
+	shift 2
+	$WRAP "$OCIHOOK" --taskset-dir "$TS" "$@" <"$state" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ "$rc" = "$want" ]
+}
+one_line() { [ "$(wc -l <"$T/err")" = 1 ] && grep -q '^hcbs-oci-hook: ' "$T/err"; }
+rtmax() { cat "$C1/cpu.rt.max"; }
+reset_c1() { echo "max 1000000" >"$C1/cpu.rt.max"; }
+
+# --- help and arguments ----------------------------------------------------------
+run 0 $WRAP "$OCIHOOK" --help && grep -q 'hcbs.reservation=Q/P' "$T/out" && grep -q 'createRuntime' "$T/out"
+ok $? "--help names the annotations and the stage"
+run 1 $WRAP "$OCIHOOK" --bogus </dev/null && one_line && grep -q "bad option '--bogus'" "$T/err"
+ok $? "an unknown option: exit 1: $(cat "$T/err")"
+run 1 $WRAP "$OCIHOOK" createRuntime </dev/null && one_line && grep -q "unexpected argument 'createRuntime'" "$T/err"
+ok $? "an argument: exit 1 (the state comes on stdin): $(cat "$T/err")"
+
+# --- the reservation ----------------------------------------------------------------
+reset_c1
+hook 0 "$STATES/good.json" && [ "$(rtmax)" = "8000 18000" ] && [ ! -s "$T/out" ] && [ ! -s "$T/err" ]
+ok $? "good state: cpu.rt.max of pid 4242's cgroup is '8000 18000', nothing printed"
+hook 0 "$STATES/good-us.json" && [ "$(rtmax)" = "8000 18000" ]
+ok $? "8000us/18000us: the same, again (idempotent)"
+reset_c1
+hook 0 "$STATES/taskset.json" && [ "$(rtmax)" = "7955 18000" ]
+ok $? "hcbs.taskset=paper.ts hcbs.period=18ms: '7955 18000', what hcbsctl set --taskset reserves"
+reset_c1
+hook 0 "$STATES/taskset-order.json" && [ "$(rtmax)" = "7955 18000" ]
+ok $? "with hcbs.order=dm (D = T: the same order)"
+reset_c1
+hook 0 "$STATES/container-crio.json" && [ "$(rtmax)" = "8000 18000" ]
+ok $? "a CRI-O workload container gets it"
+
+# --- nothing to do: exit 0, nothing written, nothing said ------------------------
+reset_c1
+snapshot before
+for s in no-annotations other-annotations null-annotations sandbox-crio sandbox-containerd; do
+	hook 0 "$STATES/$s.json" && [ ! -s "$T/err" ] && unchanged
+	ok $? "$s: nothing to do, exit 0, silent, nothing written"
+done
+
+# --- refused states and annotations: one line, exit code, nothing written -------
+while IFS='|' read -r state want pat; do
+	[ -z "$state" ] && continue
+	hook "$want" "$STATES/$state.json" && one_line && grep -q -- "$pat" "$T/err" && unchanged
+	ok $? "$state: exit $want, one line, nothing written: $(cat "$T/err")"
+done <<'EOF'
+truncated|1|state on stdin is not JSON: line 1, column
+empty|1|state on stdin is not JSON: line 1, column 0
+array|1|is not a JSON object
+duplicate-key|1|duplicate object key
+duplicate-annotation|1|duplicate object key
+plus|1|not JSON
+bad-utf8|1|not JSON
+no-id|1|no container "id"
+id-number|1|no container "id"
+no-pid|1|: abc: state: no "pid": run me at createRuntime
+id-control|1|^hcbs-oci-hook: abc??\[31mred: state: "pid" is not a process id
+pid-zero|1|"pid" is not a process id
+pid-negative|1|"pid" is not a process id
+pid-string|1|"pid" is not a process id
+pid-real|1|"pid" is not a process id
+pid-2e31|1|"pid" is not a process id (an integer from 1 to 2147483647)
+pid-huge|1|not JSON: line 1, column [0-9]*: too big integer
+annotations-array|1|"annotations" is not an object
+annotation-number|1|annotation hcbs.reservation is not a string
+res-nounit|1|annotation hcbs.reservation: invalid reservation '8/18': duration '8' has no unit
+res-inverted|1|the runtime must not exceed the period
+res-fraction|1|whole number of microseconds
+res-empty|1|annotation hcbs.reservation: invalid reservation ''
+res-huge|1|is too large: at most 8760h
+res-toolong|1|is too large: at most 8760h
+res-newline|1|invalid reservation '8ms/18ms?rm -rf /'
+unknown-key|1|unknown annotation 'hcbs.reservaton': accepted hcbs.reservation, hcbs.taskset, hcbs.period, hcbs.order
+both|1|hcbs.reservation and hcbs.taskset both given
+period-alone|1|annotation hcbs.period is for hcbs.taskset, which is missing
+res-with-period|1|annotation hcbs.period is for hcbs.taskset; hcbs.reservation is RUNTIME/PERIOD
+taskset-noperiod|1|hcbs.taskset needs hcbs.period
+taskset-path|1|'../../etc/passwd' is not a file name
+taskset-abs|1|'/etc/passwd' is not a file name
+taskset-dot|1|'.hidden' is not a file name
+taskset-missing|3|annotation hcbs.taskset: task set .*/nosuch.ts: No such file
+taskset-unsched|6|annotation hcbs.taskset: .*not schedulable
+taskset-badperiod|1|annotation hcbs.period: duration '18.5us' is not a whole number of microseconds
+taskset-badorder|1|annotation hcbs.order random: expected rm, dm, or file
+pid-dead|3|cannot find the cgroup of the container's process (pid 4343): no such process
+pid-elsewhere|3|: 0123456789ab: cgroup .*/gone: No such file or directory$
+EOF
+head -c 2000000 /dev/zero | tr '\0' ' ' >"$T/big.json"
+hook 1 "$T/big.json" && one_line && grep -q 'larger than 1048576 bytes' "$T/err" && unchanged
+ok $? "a state over 1 MiB: exit 1: $(cat "$T/err")"
+run 1 timeout 20 $WRAP "$OCIHOOK" </dev/zero && one_line && grep -q 'NUL byte' "$T/err" && unchanged
+ok $? "/dev/zero on stdin ends at once: $(cat "$T/err")"
+$WRAP "$OCIHOOK" --taskset-dir "$T/nowhere" <"$STATES/taskset.json" >"$T/out" 2>"$T/err"
+[ $? = 3 ] && one_line && unchanged
+ok $? "--taskset-dir that does not exist: exit 3: $(cat "$T/err")"
+
+# --- the kernel's answers: the messages of hcbsctl set --------------------------
+# same_as_hcbsctl EXIT ERRNO CGROUP RESERVATION STATE: hook and hcbsctl print
+# the same reason for the same refusal.
+same_as_hcbsctl() {
+	local want=$1 errno=$2 cg=$3 res=$4 state=$5
+	env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO="$errno" \
+		$WRAP "$OCIHOOK" <"$STATES/$state.json" >"$T/out" 2>"$T/err"
+	rc=$?
+	cp "$T/err" "$T/hook.err"
+	env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO="$errno" \
+		$WRAP "$HCBSCTL" --cgroup "$cg" set "$res" >/dev/null 2>"$T/ctl.err"
+	[ "$rc" = "$want" ] && one_line && unchanged &&
+		[ "$(sed "s|^hcbs-oci-hook: 0123456789ab: ||; s| (cgroup $cg)\$||" "$T/hook.err")" = \
+		  "$(sed "s|^hcbsctl: set $cg: ||" "$T/ctl.err")" ]
+}
+snapshot before
+same_as_hcbsctl 2 16 "$C1" 990ms/1s over
+ok $? "admission refused (EBUSY): exit 2, hcbsctl set's message: $(cat "$T/hook.err")"
+grep -q 'admission refused (EBUSY): requested 0.990 CPU per CPU, available 0.100 under the global limit' "$T/hook.err"
+ok $? "... it gives requested and available bandwidth"
+same_as_hcbsctl 2 22 "$C1" 990ms/1s over
+ok $? "EINVAL: exit 2, the same message as hcbsctl: $(cat "$T/hook.err")"
+same_as_hcbsctl 5 13 "$C1" 990ms/1s over
+ok $? "EACCES: exit 5, the same message as hcbsctl: $(cat "$T/hook.err")"
+echo "0::/nocpu" >"$PROC/4242/cgroup"
+hook 4 "$STATES/good.json" && one_line && grep -q 'subtree_control' "$T/err" && unchanged
+ok $? "a cgroup without the cpu controller: exit 4: $(cat "$T/err")"
+echo "0::/legacy" >"$PROC/4242/cgroup"
+hook 4 "$STATES/good.json" && one_line && grep -q 'old RT_GROUP_SCHED' "$T/err" && unchanged
+ok $? "a kernel with the stock RT_GROUP_SCHED: exit 4: $(cat "$T/err")"
+echo "0::/lxc.payload.c1" >"$PROC/4242/cgroup"
+
+# --- the hooks.d entry --------------------------------------------------------------
+python3 - "$HOOKJSON" <<'EOF'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+assert d["version"] == "1.0.0", d
+assert d["hook"]["path"].endswith("/hcbs/hcbs-oci-hook"), d
+assert d["stages"] == ["createRuntime"], d
+(k, v), = d["when"]["annotations"].items()
+for key, want in [("hcbs.reservation", 1), ("hcbs.taskset", 1), ("hcbs.period", 0),
+                  ("hcbsXreservation", 0), ("x.hcbs.reservation", 0), ("hcbs.reservation2", 0)]:
+    assert bool(re.search(k, key)) == bool(want), (k, key)
+assert re.search(v, "8ms/18ms") and re.search(v, ""), v
+print("# hooks.d:", json.dumps(d))
+EOF
+ok $? "hooks.d entry: version 1.0.0, createRuntime, runs for hcbs.reservation and hcbs.taskset only"
+
+echo "1..$n"
+[ "$failed" = 0 ]
