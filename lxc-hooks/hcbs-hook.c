@@ -47,14 +47,13 @@ static const char *g_name = "?", *g_type = "?";
 /* One line on stderr (LXC logs it) and in syslog (operators look there). */
 static void say(int prio, const char *fmt, ...)
 {
-	char msg[8192];
+	char ctx[PATH_MAX];
 	va_list ap;
 
+	snprintf(ctx, sizeof(ctx), "%s: %s", g_name, g_type);
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	hcbs_hook_vsay("hcbs-hook", ctx, prio, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "hcbs-hook: %s: %s: %s\n", g_name, g_type, msg);
-	syslog(prio, "%s: %s: %s", g_name, g_type, msg);
 }
 
 static void usage(FILE *f)

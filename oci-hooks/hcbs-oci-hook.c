@@ -25,7 +25,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,20 +43,8 @@
 
 static char g_id[16] = "?";	/* the container, in messages: 12 characters of its id */
 
-/* One line on stderr (the runtime shows it) and in syslog. */
-static void say(int prio, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void say(int prio, const char *fmt, ...)
-{
-	char msg[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "hcbs-oci-hook: %s: %s\n", g_id, msg);
-	syslog(prio, "%s: %s", g_id, msg);
-}
+/* One line on stderr (the runtime has it) and in syslog. */
+#define say(prio, ...) hcbs_hook_say("hcbs-oci-hook", g_id, prio, __VA_ARGS__)
 
 static void usage(FILE *f)
 {

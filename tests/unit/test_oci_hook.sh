@@ -50,20 +50,20 @@ run 1 $WRAP "$OCIHOOK" createRuntime </dev/null && one_line && grep -q "unexpect
 ok $? "an argument: exit 1 (the state comes on stdin): $(cat "$T/err")"
 
 # --- the reservation ----------------------------------------------------------------
-reset_c1
-hook 0 "$STATES/good.json" && [ "$(rtmax)" = "8000 18000" ] && [ ! -s "$T/out" ] && [ ! -s "$T/err" ]
-ok $? "good state: cpu.rt.max of pid 4242's cgroup is '8000 18000', nothing printed"
-hook 0 "$STATES/good-us.json" && [ "$(rtmax)" = "8000 18000" ]
-ok $? "8000us/18000us: the same, again (idempotent)"
-reset_c1
-hook 0 "$STATES/taskset.json" && [ "$(rtmax)" = "7955 18000" ]
-ok $? "hcbs.taskset=paper.ts hcbs.period=18ms: '7955 18000', what hcbsctl set --taskset reserves"
-reset_c1
-hook 0 "$STATES/taskset-order.json" && [ "$(rtmax)" = "7955 18000" ]
-ok $? "with hcbs.order=dm (D = T: the same order)"
-reset_c1
-hook 0 "$STATES/container-crio.json" && [ "$(rtmax)" = "8000 18000" ]
-ok $? "a CRI-O workload container gets it"
+# STATE|cpu.rt.max after it (7955us: what hcbsctl set --taskset reserves)
+while IFS='|' read -r state want; do
+	reset_c1
+	hook 0 "$STATES/$state.json" && [ "$(rtmax)" = "$want" ] && [ ! -s "$T/out" ] && [ ! -s "$T/err" ]
+	ok $? "$state: cpu.rt.max of pid 4242's cgroup is '$want', nothing printed"
+done <<'EOF'
+good|8000 18000
+good-us|8000 18000
+taskset|7955 18000
+taskset-order|7955 18000
+container-crio|8000 18000
+EOF
+hook 0 "$STATES/good.json" && [ "$(rtmax)" = "8000 18000" ]
+ok $? "the same reservation again: exit 0 (a runtime may run a hook twice)"
 
 # --- nothing to do: exit 0, nothing written, nothing said ------------------------
 reset_c1

@@ -9,6 +9,7 @@
 #ifndef HCBS_UTIL_H
 #define HCBS_UTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -156,6 +157,16 @@ int hcbs_parse_pid(const char *s, pid_t *pid, char *err, size_t errlen);
  * memory, and @arr is left as it was.
  */
 void *hcbs_grow(void *arr, size_t n, size_t *cap, size_t size, size_t first);
+
+/*
+ * A hook's message: "PROG: CTX: MSG" on stderr (LXC's log, the OCI
+ * runtime) and "CTX: MSG" to syslog (openlog() names PROG), where
+ * operators look.
+ */
+void hcbs_hook_vsay(const char *prog, const char *ctx, int prio, const char *fmt,
+		    va_list ap);
+void hcbs_hook_say(const char *prog, const char *ctx, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* printf into an error buffer; does nothing when @err is NULL. */
 void hcbs_seterr(char *err, size_t errlen, const char *fmt, ...)

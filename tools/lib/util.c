@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Small helpers of every tool: the size and process-id arguments of the
- * command lines and of the LXC hook's environment, and growing arrays.
+ * command lines and of the LXC hook's environment, growing arrays, and the
+ * hooks' messages.
  * Like the duration grammar (duration.c): decimal digits only, no sign,
  * blank or base prefix, and a value that does not fit is refused, never
  * wrapped.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <syslog.h>
 
 #include "hcbs.h"
 
@@ -90,4 +93,23 @@ void *hcbs_grow(void *arr, size_t n, size_t *cap, size_t size, size_t first)
 	if (na)
 		*cap = nc;
 	return na;
+}
+
+void hcbs_hook_vsay(const char *prog, const char *ctx, int prio, const char *fmt,
+		    va_list ap)
+{
+	char msg[8192];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "%s: %s: %s\n", prog, ctx, msg);
+	syslog(prio, "%s: %s", ctx, msg);
+}
+
+void hcbs_hook_say(const char *prog, const char *ctx, int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	hcbs_hook_vsay(prog, ctx, prio, fmt, ap);
+	va_end(ap);
 }
