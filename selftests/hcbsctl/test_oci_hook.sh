@@ -98,8 +98,8 @@ CG=$(cgroup_of "${HOG_PID:-0}" 2>/dev/null)
 echo "# container good: pid ${HOG_PID:-none}, cgroup $CG: $(cat "$CG/cpu.rt.max" 2>/dev/null)"
 [ -n "$HOG_PID" ] && [ "$(cat "$CG/cpu.rt.max" 2>/dev/null)" = "8000 18000" ]
 ok $? "the container's cgroup has cpu.rt.max '8000 18000'"
-run 0 "$HCBSCTL" --cgroup "$CG" get && grep -q '8ms/18ms' "$OUT"
-ok $? "hcbsctl get on the container's cgroup: $(head -1 "$OUT")"
+run 0 "$HCBSCTL" get "$CG" && grep -q "^$CG: 8ms/18ms" "$OUT"
+ok $? "hcbsctl get CGROUP-PATH: $(head -1 "$OUT")"
 for _ in $(seq 50); do
 	[ "$(awk '{print $41}' "/proc/$HOG_PID/stat" 2>/dev/null)" = 1 ] && break
 	sleep 0.1

@@ -59,6 +59,41 @@ ok $? "no cpu controller: exit 4 with the fix: $(cat "$T/err")"
 run 4 H --cgroup "$CG/nocpu" get && one_line_err
 ok $? "get without HCBS: exit 4"
 
+# --- a NAME with a '/' is a cgroup path, as with --cgroup ----------------------
+cat >"$T/paper.ts" <<EOF
+# Section IV of the paper: (C, T) in microseconds, rate monotonic
+4879us 30ms
+561us 36ms
+10427us 104ms
+4408us 109ms
+20271us 250ms
+EOF
+echo "max 1000000" >"$C1/cpu.rt.max"
+run 0 H set "$C1" 8ms/18ms && [ "$(cat "$C1/cpu.rt.max")" = "8000 18000" ] && grep -q "^$C1: 8ms/18ms (0.444 CPU" "$T/out"
+ok $? "set PATH 8ms/18ms: the cgroup PATH, labelled by its path: $(cat "$T/out")"
+run 0 H get "$C1/" && grep -q '8ms/18ms' "$T/out" && grep -q "cgroup:     $C1\$" "$T/out"
+ok $? "get PATH/ (trailing slash)"
+run 0 H --json get "$C1" && valid_json && grep -q '"runtime_us": 8000' "$T/out"
+ok $? "--json get PATH validates against the schema"
+(cd "$CG" && run 0 $WRAP "$HCBSCTL" set ./lxc.payload.c1 --taskset "$T/paper.ts" --period 18ms) &&
+	[ "$(cat "$C1/cpu.rt.max")" = "7955 18000" ]
+ok $? "set ./RELATIVE --taskset FILE --period P: '7955 18000'"
+run 0 H unset "$C1" && [ "$(cat "$C1/cpu.rt.max")" = "max 18000" ]
+ok $? "unset PATH: 'max 18000'"
+snapshot before
+run 3 H set "$CG/nonexistent" 8ms/18ms && one_line_err && grep -q "^hcbsctl: set $CG/nonexistent: not a cgroup directory" "$T/err" && unchanged
+ok $? "set of a PATH that does not exist: exit 3, as --cgroup: $(cat "$T/err")"
+run 1 H -P "$T" set "$C1" 8ms/18ms && one_line_err && grep -q -- '--lxcpath does not apply to a cgroup path' "$T/err" && unchanged
+ok $? "-P with a cgroup path: exit 1: $(cat "$T/err")"
+run 1 H get "$C1" extra && one_line_err && unchanged
+ok $? "get PATH extra: exit 1: $(cat "$T/err")"
+env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=16 $WRAP "$HCBSCTL" set "$C1" 900ms/1s 2>"$T/err.path"
+rc=$?
+env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=16 $WRAP "$HCBSCTL" --cgroup "$C1" set 900ms/1s 2>"$T/err"
+[ $rc = 2 ] && cmp -s "$T/err" "$T/err.path" && unchanged
+ok $? "a refusal of set PATH: exit 2, the message of --cgroup PATH: $(cat "$T/err.path")"
+echo "8000 18000" >"$C1/cpu.rt.max"
+
 # --- kernel refusals (injected) ---------------------------------------------
 snapshot before
 run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=16 \
@@ -306,14 +341,6 @@ run 7 H --cgroup "$V1" free && one_line_err && grep -q "unexpected content '2000
 ok $? "free, v1 root runtime > period: exit 7: $(cat "$T/err")"
 
 # --- analyze -------------------------------------------------------------------
-cat >"$T/paper.ts" <<EOF
-# Section IV of the paper: (C, T) in microseconds, rate monotonic
-4879us 30ms
-561us 36ms
-10427us 104ms
-4408us 109ms
-20271us 250ms
-EOF
 run 0 H analyze "$T/paper.ts" --reservation 8ms/18ms && grep -q 'rate monotonic, as SCHED_FIFO): SCHEDULABLE' "$T/out" &&
 	grep -q 'tightest: task 1: by t\* = 24879us (deadline 30ms) the reservation supplies at least 4879us' "$T/out" &&
 	grep -qE '^  5 +20271us +250ms +250ms +- +yes +207460us +87460us +87460us' "$T/out"

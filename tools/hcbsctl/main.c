@@ -37,7 +37,8 @@ static void usage(FILE *f)
 "Options:\n"
 "  -P, --lxcpath PATH      container directory, as for lxc-* (default: LXC's)\n"
 "  -c, --cgroup PATH       act on the cgroup directory PATH, not a container\n"
-"                          (set/get/unset take no NAME then; free walks PATH)\n"
+"                          (set/get/unset take no NAME then; free walks PATH);\n"
+"                          a NAME with a '/' is such a PATH too\n"
 "  -j, --json              JSON output (get, list, free, analyze), schema hcbsctl/1\n"
 "  -t, --taskset FILE      task set for set (- for stdin)\n"
 "  -p, --period P          period for set --taskset and analyze; analyze also\n"
@@ -66,6 +67,7 @@ static void usage(FILE *f)
 "  hcbsctl analyze vbbu.ts --period 2ms..30ms --step 1ms\n"
 "  hcbsctl set vbbu1 --taskset vbbu.ts --period 18ms\n"
 "  hcbsctl --cgroup /sys/fs/cgroup/rt.slice set 100ms/1s\n"
+"  hcbsctl get /sys/fs/cgroup/libpod_parent/libpod-ID   (a podman container)\n"
 "  hcbsctl --cgroup /sys/fs/cgroup set 500ms/1s      (the root group's share)\n"
 "\n"
 "Exit status: 0 ok, 1 usage or bad input, 2 refused by the kernel (admission),\n"
@@ -101,7 +103,7 @@ static const struct {
 	  O_LXCPATH | O_CGROUP | O_TASKSET | O_PERIOD | O_ORDER,
 "Usage: hcbsctl [-P LXCPATH] set NAME RUNTIME/PERIOD\n"
 "       hcbsctl [-P LXCPATH] set NAME --taskset FILE --period P [--order rm|dm|file]\n"
-"       hcbsctl --cgroup PATH set RUNTIME/PERIOD\n"
+"       hcbsctl --cgroup PATH set RUNTIME/PERIOD, or hcbsctl set PATH RUNTIME/PERIOD\n"
 "\n"
 "Reserve RUNTIME every PERIOD on each CPU (whole microseconds, e.g. 8ms/18ms),\n"
 "or the least runtime that task set FILE (- for stdin) needs at period P.\n"
@@ -109,12 +111,12 @@ static const struct {
 "group's share: kept on every CPU for the RT groups, which divide it.\n" },
 	{ "get", cmd_get, 0, 0, true, O_LXCPATH | O_CGROUP | O_JSON,
 "Usage: hcbsctl [-P LXCPATH] [--json] get NAME\n"
-"       hcbsctl --cgroup PATH [--json] get\n"
+"       hcbsctl --cgroup PATH [--json] get, or hcbsctl [--json] get PATH\n"
 "\n"
 "Show the reservation, the cgroup, the kernel interface and cpu.rt.stat.\n" },
 	{ "unset", cmd_unset, 0, 0, true, O_LXCPATH | O_CGROUP,
 "Usage: hcbsctl [-P LXCPATH] unset NAME\n"
-"       hcbsctl --cgroup PATH unset\n"
+"       hcbsctl --cgroup PATH unset, or hcbsctl unset PATH\n"
 "\n"
 "Back to max (no own reservation); the period is kept.  On the root cgroup:\n"
 "the root group's share is no longer set.\n" },
@@ -272,6 +274,21 @@ int main(int argc, char **argv)
 
 		if (strcmp(o.cmd, cmds[i].name))
 			continue;
+		/*
+		 * A NAME with a '/' is a cgroup directory, as with --cgroup: a
+		 * container's name is one directory under the LXC path, so it
+		 * cannot be one; a podman or CRI-O container has only its cgroup.
+		 */
+		if (cmds[i].needs_name && !o.cgroup && o.nargs && strchr(o.args[0], '/')) {
+			if (given & O_LXCPATH) {
+				fprintf(stderr, "hcbsctl: %s: --lxcpath does not apply to a cgroup path ('%s'; a container's NAME has no '/')\n",
+					o.cmd, o.args[0]);
+				return HCBS_EXIT_USAGE;
+			}
+			o.cgroup = o.args[0];
+			memmove(o.args, o.args + 1, sizeof(o.args[0]) * (size_t)--o.nargs);
+			given |= O_CGROUP;
+		}
 		if (extra) {
 			for (size_t k = 0; k < sizeof(opt_names) / sizeof(opt_names[0]); k++) {
 				if (!(extra & opt_names[k].bit))
