@@ -10,7 +10,7 @@
 #  - a bad annotation and one the kernel cannot admit each abort the
 #    start with the hook's one-line message and leave no reservation;
 #  - stopping the container gives the bandwidth back;
-#  - under runc too, an over-committing start is refused with the message.
+#  - under runc as under crun (the bad annotation is started with runc).
 # Podman's storage (vfs), state and configuration live in $HCBS_TMP (the
 # guest's root file system is the host's, read-only).
 . "$(dirname "$0")/lib.sh"
@@ -71,7 +71,8 @@ nothing_left() {
 reservations >"$HCBS_TMP/resv.start"
 cp "$HCBS_TMP/resv.start" "$HCBS_TMP/resv.base"
 [ -s "$HCBS_TMP/resv.base" ] && { echo "# reserved groups before the test:"; diag <"$HCBS_TMP/resv.base"; }
-echo "# $(podman --version), $(crun --version | head -1), $(runc --version | head -1)"
+# Not "podman --version": each podman call costs seconds under TCG.
+echo "# $(dpkg-query -W -f '${Package} ${Version}, ' podman crun runc 2>/dev/null)TCG: ${KSFT_MACHINE_SLOW:-no}"
 
 # --- a busybox image from the local busybox, and our hooks.d entry -----------
 cp "$(command -v busybox)" "$P/rootfs/bin/busybox" && ln -s busybox "$P/rootfs/bin/sh"
@@ -105,16 +106,20 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 if [ "$(awk '{print $41}' "/proc/$HOG_PID/stat" 2>/dev/null)" = 1 ]; then
-	# 0.01: the window holds 277 periods of 18 ms, so where it starts and
-	# ends in a period moves the share by at most 8ms/5s = 0.0016; the rest
-	# is for the tick, by which the server's budget is charged (under TCG up
-	# to 4.7 ms late, docs/testing.md, with a raised QEMU main loop).
-	TOL=0.01
-	echo "# allowance $TOL: 0.0016 for the window's ends inside a period, the rest for late ticks (budget charged per tick)"
+	# 0.01: the 10 s window holds 555 periods of 18 ms, so where it starts
+	# and ends in a period moves the share by at most 8ms/10s = 0.0008; the
+	# rest is for the tick, by which the server's budget is charged.  Under
+	# TCG 0.05, as test_hcbsctl_lxc.sh: the vCPUs and QEMU's timer thread
+	# are host threads, and beside other work on the host the figure moves
+	# by hundredths (two runs here, host load average 3 on 2 cores: 0.4409
+	# and 0.4883; 0.4445 on a quiet host, README).
+	TOL=0.01 why="0.0008 for the window's ends inside a period, the rest for the tick that charges the budget"
+	[ "${KSFT_MACHINE_SLOW:-}" = yes ] && TOL=0.05 why="TCG: vCPUs and timer interrupts are host threads, delayed by other work on the host (as test_hcbsctl_lxc.sh)"
+	echo "# allowance $TOL: $why"
 	sleep 1
 	t0=$(date +%s%N) s0=$(awk '{print $1}' "/proc/$HOG_PID/schedstat")
 	u0=$(awk '$1 == "usage_usec" {print $2}' "$CG/cpu.rt.stat")
-	sleep 5
+	sleep 10
 	t1=$(date +%s%N) s1=$(awk '{print $1}' "/proc/$HOG_PID/schedstat")
 	u1=$(awk '$1 == "usage_usec" {print $2}' "$CG/cpu.rt.stat")
 	share=$(awk -v a="$s0" -v b="$s1" -v t="$t0" -v u="$t1" 'BEGIN { printf "%.4f", (b - a) / (u - t) }')
@@ -142,25 +147,25 @@ refuse() {
 	diag <"$ERR"
 	if [ "$rt" = crun ]; then
 		diag <"$herr"
-		[ $rc != 0 ] && grep -q "error executing hook \`$OCIHOOK\` (exit code: $code)" "$ERR" &&
-			[ "$(wc -l <"$herr")" = 1 ] && grep -Eq "^hcbs-oci-hook: [0-9a-f]{12}: $pat" "$herr"
-	else
-		[ $rc != 0 ] && grep -Eq "hcbs-oci-hook: [0-9a-f]{12}: $pat" "$ERR"
-	fi
+		grep -q "error executing hook \`$OCIHOOK\` (exit code: $code)" "$ERR"
+	else	# "... error running hook: exit status 1, stdout: , stderr: LINE"
+		grep -o 'hcbs-oci-hook: .*' "$ERR" >"$herr"
+		grep -q "error running hook: exit status $code, stdout: , stderr: hcbs-oci-hook: " "$ERR"
+	fi && [ $rc != 0 ] && [ "$(wc -l <"$herr")" = 1 ] && grep -Eq "^hcbs-oci-hook: [0-9a-f]{12}: $pat" "$herr"
 	ok $? "$what: the start is aborted ($((SECONDS - t0)) s), the hook's line: $(cat "$herr")"
 	nothing_left
 	ok $? "$what: no reservation left"
 }
-refuse crun hcbs.reservation=8/18 1 "annotation hcbs.reservation: invalid reservation '8/18': duration '8' has no unit" \
+# One refusal under each runtime: the hook runs the same under both.
+refuse runc hcbs.reservation=8/18 1 "annotation hcbs.reservation: invalid reservation '8/18': duration '8' has no unit" \
 	"bad annotation 8/18"
 refuse crun hcbs.reservation=990ms/1s 2 "cpu.rt.max: admission refused \(EBUSY\): requested 0.990 CPU per CPU, available 0.[0-9]+ under the global limit" \
 	"over-committing 990ms/1s"
-refuse runc hcbs.reservation=990ms/1s 2 "cpu.rt.max: admission refused \(EBUSY\)" \
-	"over-committing 990ms/1s"
 
 # --- stopping gives the bandwidth back -----------------------------------------
-run 0 podman stop -t 1 good
-ok $? "podman stop good"
+t0=$SECONDS
+run 0 podman stop -t 0 good
+ok $? "podman stop good ($((SECONDS - t0)) s)"
 PODS=()		# stopped: nothing of it is left to clean up but its files
 cp "$HCBS_TMP/resv.start" "$HCBS_TMP/resv.base"
 nothing_left
