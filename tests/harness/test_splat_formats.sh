@@ -123,6 +123,19 @@ scan oops_boot.log
 [ $? = 125 ] && ! grep -q 'boot flake' oops_boot.log.out || fail "another oops at boot would be retried"
 diag "only an int3 oops before the command started is retried; a late int3, an int3 after a WARNING, other oopses fail"
 
+# ---- QEMU dying on its own assertion at boot: retried only before the command
+abort_line="qemu-system-x86_64: ../../hw/pci/msix.c:218: msix_table_mmio_write: Assertion \`addr + size <= dev->msix_entries_nr * PCI_MSIX_ENTRY_SIZE' failed."
+printf '%s\n' '[    1.981116] pci 0000:00:07.0: BAR 4 [mem 0xfebe8000-0xfebebfff 64bit pref]' "$abort_line" >qabort.log
+scan qabort.log
+grep -q '^vm-run: QEMU aborted at boot' qabort.log.out || { sed 's/^/# | /' qabort.log.out; fail "a QEMU assertion at boot before the command is not retried"; }
+{ echo "$boot"; echo "$abort_line"; } >late_qabort.log
+scan late_qabort.log
+! grep -q 'QEMU aborted' late_qabort.log.out || fail "a QEMU abort after the command started would be retried"
+printf '%s\n' '[    0.300000] WARNING: CPU: 0 PID: 1 at kernel/sched/core.c:1 x+0x1/0x2' "$abort_line" >warn_qabort.log
+scan warn_qabort.log
+[ $? = 125 ] && ! grep -q 'QEMU aborted' warn_qabort.log.out || fail "a QEMU abort after a WARNING would be retried"
+diag "a QEMU assertion before the command started is retried; after it, or after a kernel splat, it is not"
+
 # ---- run-tests names the test that was running
 . "$HARNESS_ROOT/scripts/lib.sh"
 mkdir -p attr
