@@ -378,7 +378,10 @@ int hcbs_cpu_hierarchy(int *hierarchy, int *nr_cgroups)
 	if (!f)
 		return -errno;
 	/* #subsys_name hierarchy num_cgroups enabled */
-	fscanf(f, "%*[^\n]\n");
+	if (fscanf(f, "%*[^\n]\n") == EOF) {
+		fclose(f);
+		return -ENOENT;
+	}
 	while (fscanf(f, "%63s %d %d %d\n", name, &h, &n, &en) == 4) {
 		if (strcmp(name, "cpu"))
 			continue;

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# scripts/build-deb makes a lintian-clean hcbs-tools .deb holding every
+# program, hook, man page and completion, whose programs run from the
+# extracted package against the system's libraries.  A package build takes
+# a minute or more (it runs the unit tests once more), so CI skips it:
+# HCBS_TEST_DEB=1 runs it.  With HCBS_TEST_DEB=1 a missing tool fails.
+. "$(dirname "$0")/lib.sh"
+
+[ "${HCBS_TEST_DEB:-}" = 1 ] || skip "the Debian package is built only with HCBS_TEST_DEB=1"
+
+# test_cli runs hcbsctl from the build as a non-root user (exit 5 checks):
+# the path to the build copy must be searchable by others, which the
+# 0700 directory of mktemp is not.
+chmod go+x "$HARNESS_TMP"
+out=$HARNESS_TMP/deb
+"$HARNESS_ROOT/scripts/build-deb" --out "$out" >"$HARNESS_TMP/build.log" 2>&1
+rc=$?
+sed 's/^/# | /' "$HARNESS_TMP/build.log"
+[ $rc = 0 ] || fail "scripts/build-deb failed (exit $rc)"
+expect_in "$HARNESS_TMP/build.log" "^build-deb: lintian: clean$" "lintian did not run clean"
+
+version=$(cd "$HARNESS_ROOT" && dpkg-parsechangelog -S Version)
+deb=$out/hcbs-tools_${version}_$(dpkg --print-architecture).deb
+[ -f "$deb" ] || fail "no $deb"
+[ ! -e "$out/src" ] || fail "the build copy $out/src was left behind"
+
+dpkg-deb -c "$deb" | awk '{ print $NF }' | sed 's|^\./|/|' >"$HARNESS_TMP/files"
+for f in /usr/bin/hcbsctl /usr/bin/hcbstrace \
+	 /usr/libexec/hcbs/hcbs-hook /usr/libexec/hcbs/hcbs-oci-hook \
+	 /usr/share/containers/oci/hooks.d/hcbs.json \
+	 /usr/share/man/man1/hcbsctl.1.gz /usr/share/man/man1/hcbstrace.1.gz \
+	 /usr/share/man/man1/hcbs-oci-hook.1.gz \
+	 /usr/share/bash-completion/completions/hcbsctl \
+	 /usr/share/bash-completion/completions/hcbstrace \
+	 /usr/share/doc/hcbs-tools/copyright \
+	 /usr/share/doc/hcbs-tools/examples/example.conf; do
+	grep -qxF "$f" "$HARNESS_TMP/files" || fail "$f is not in the package"
+done
+# Nothing of the test machinery or the selftests is shipped.
+! grep -E 'selftest|test_|/include/' "$HARNESS_TMP/files" ||
+	fail "the package ships test files or headers"
+
+depends=$(dpkg-deb -f "$deb" Depends)
+diag "Depends: $depends"
+for lib in libjansson4 liblxc1 libbpf1; do
+	[[ $depends == *"$lib "* ]] || fail "Depends lacks $lib"
+done
+
+root=$HARNESS_TMP/root
+dpkg -x "$deb" "$root" || fail "dpkg -x failed"
+for p in hcbsctl hcbstrace; do
+	v=$(env -u LD_LIBRARY_PATH "$root/usr/bin/$p" --version 2>&1) ||
+		fail "the packaged $p --version failed: $v"
+	[ "$v" = "$p $version" ] || fail "the packaged $p says '$v', not '$p $version'"
+done
+grep -qF '"path": "/usr/libexec/hcbs/hcbs-oci-hook"' \
+	"$root/usr/share/containers/oci/hooks.d/hcbs.json" ||
+	fail "hcbs.json does not point at /usr/libexec/hcbs/hcbs-oci-hook"
+diag "$(basename "$deb"): $(wc -l <"$HARNESS_TMP/files") entries"
