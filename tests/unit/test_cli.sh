@@ -94,6 +94,43 @@ env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=16 $WRAP "$HCBS
 ok $? "a refusal of set PATH: exit 2, the message of --cgroup PATH: $(cat "$T/err.path")"
 echo "8000 18000" >"$C1/cpu.rt.max"
 
+# --- --unit UNIT: a systemd unit's cgroup (systemctl and systemd faked) --------
+mkdir -p "$T/systemd"
+cat >"$T/systemctl" <<'EOF'
+#!/bin/sh
+# show -p ControlGroup --value -- UNIT
+[ "$1 $2 $3 $4 $5" = "show -p ControlGroup --value --" ] || { echo "bad call: $*" >&2; exit 9; }
+case $6 in
+gone.service) exit 0 ;;
+failing.service) exit 1 ;;
+*) echo "/hcbs-unit-test-nonexistent.slice/$6" ;;
+esac
+EOF
+chmod +x "$T/systemctl"
+U() { env HCBSCTL_SYSTEMCTL="$T/systemctl" HCBSCTL_SYSTEMD_DIR="$T/systemd" $WRAP "$HCBSCTL" "$@"; }
+snapshot before
+run 3 U --unit vbbu-helper.service get && one_line_err &&
+	grep -q "^hcbsctl: get /.*/hcbs-unit-test-nonexistent.slice/vbbu-helper.service: not a cgroup directory" "$T/err"
+ok $? "--unit UNIT get: systemctl's ControlGroup under the cgroup mount: $(cat "$T/err")"
+run 3 U --unit gone.service set 8ms/18ms && one_line_err && grep -q "unit gone.service has no cgroup" "$T/err" && unchanged
+ok $? "--unit of a unit with no cgroup: exit 3: $(cat "$T/err")"
+run 3 U --unit failing.service unset && grep -q "systemctl show failing.service failed (exit status 1)" "$T/err" && unchanged
+ok $? "--unit when systemctl fails: exit 3: $(cat "$T/err")"
+run 3 env HCBSCTL_SYSTEMD_DIR="$T/nosystemd" $WRAP "$HCBSCTL" --unit a.service get && one_line_err &&
+	grep -q "systemd is not running here" "$T/err"
+ok $? "--unit without systemd: exit 3, names --cgroup: $(cat "$T/err")"
+run 3 env HCBSCTL_SYSTEMCTL="$T/no-such-systemctl" HCBSCTL_SYSTEMD_DIR="$T/systemd" $WRAP "$HCBSCTL" --unit a.service get &&
+	one_line_err && grep -q "cannot run $T/no-such-systemctl" "$T/err"
+ok $? "--unit when systemctl cannot run: exit 3: $(cat "$T/err")"
+run 3 U --unit a/b.service get && one_line_err && grep -q "is not a unit name" "$T/err"
+ok $? "--unit a/b.service: not a unit name: $(cat "$T/err")"
+run 1 U --unit a.service --cgroup "$C1" set 8ms/18ms && one_line_err && grep -q "no --cgroup or --lxcpath with it" "$T/err" && unchanged
+ok $? "--unit with --cgroup: exit 1: $(cat "$T/err")"
+run 1 U --unit a.service get extra && one_line_err && grep -q "no NAME with --unit" "$T/err"
+ok $? "--unit with a NAME: exit 1: $(cat "$T/err")"
+run 1 U --unit a.service list && one_line_err && grep -q -- "--unit does not apply to list" "$T/err"
+ok $? "--unit does not apply to list: $(cat "$T/err")"
+
 # --- kernel refusals (injected) ---------------------------------------------
 snapshot before
 run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=16 \

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "hcbsctl.h"
@@ -155,4 +157,100 @@ void json_stat(struct hcbs_json *j, const struct hcbs_rt_stat *st)
 const char *fmt_rt(const struct hcbs_rt *rt, char *buf, size_t len)
 {
 	return hcbs_rt_format(rt, buf, len);
+}
+
+/*
+ * Run "systemctl show -p ControlGroup --value -- UNIT" (no shell) and put
+ * its first line in @out.  $HCBSCTL_SYSTEMCTL replaces systemctl in tests.
+ */
+static int unit_control_group(const char *unit, char *out, size_t len,
+			      char *err, size_t errlen)
+{
+	const char *cmd = getenv("HCBSCTL_SYSTEMCTL");
+	char *argv[] = { (char *)(cmd ? cmd : "systemctl"), "show", "-p", "ControlGroup",
+			 "--value", "--", (char *)unit, NULL };
+	posix_spawn_file_actions_t fa;
+	extern char **environ;
+	int pfd[2], status, ret;
+	size_t n = 0;
+	ssize_t r;
+	pid_t pid;
+
+	if (pipe(pfd)) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -errno;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addclose(&fa, pfd[0]);
+	posix_spawn_file_actions_addclose(&fa, pfd[1]);
+	ret = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[1]);
+	if (ret) {
+		close(pfd[0]);
+		snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(ret));
+		return -ret;
+	}
+	while (n + 1 < len && (r = read(pfd[0], out + n, len - 1 - n)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		n += (size_t)r;
+	}
+	out[n] = '\0';
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		snprintf(err, errlen, "%s show %s failed (%s %d)", argv[0], unit,
+			 WIFEXITED(status) ? "exit status" : "signal",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		return -ECHILD;
+	}
+	out[strcspn(out, "\n")] = '\0';
+	return 0;
+}
+
+int unit_cgroup(const char *unit, char *path, size_t len, char *err, size_t errlen)
+{
+	const char *run = getenv("HCBSCTL_SYSTEMD_DIR");
+	char cg[PATH_MAX], line[2 * PATH_MAX + 16], *mi = NULL, e[HCBS_ERRLEN];
+	struct stat st;
+	int ret, version;
+
+	if (!*unit || strchr(unit, '/')) {
+		snprintf(err, errlen, "'%s' is not a unit name: expected e.g. vbbu-helper.service", unit);
+		return -EINVAL;
+	}
+	if (stat(run ? run : "/run/systemd/system", &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "systemd is not running here (no %s): name the cgroup with --cgroup PATH",
+			 run ? run : "/run/systemd/system");
+		return -ENOENT;
+	}
+	ret = unit_control_group(unit, cg, sizeof(cg), err, errlen);
+	if (ret)
+		return ret;
+	if (cg[0] != '/') {
+		snprintf(err, errlen, "unit %s has no cgroup (not loaded or not running)", unit);
+		return -ENOENT;
+	}
+	/*
+	 * Resolved as the cgroup of a process in it (namespaces, hybrid
+	 * mounts): systemd gives a unit the same path in every hierarchy, and
+	 * a cgroup v1 cpu hierarchy, where there is one, holds the controller.
+	 */
+	snprintf(line, sizeof(line), "1:cpu:%s\n0::%s\n", cg, cg);
+	ret = hcbs_read_text("/proc/self/mountinfo", &mi, e, sizeof(e));
+	if (!ret)
+		ret = hcbs_cgroup_resolve(line, mi, path, len, &version, e, sizeof(e));
+	if (ret == -ENOENT) {
+		snprintf(line, sizeof(line), "0::%s\n", cg);
+		ret = hcbs_cgroup_resolve(line, mi, path, len, &version, e, sizeof(e));
+	}
+	free(mi);
+	if (ret)
+		snprintf(err, errlen, "unit %s, cgroup %s: %s", unit, cg, e);
+	return ret;
 }

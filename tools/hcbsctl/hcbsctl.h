@@ -44,6 +44,13 @@ void die_line(const struct opts *o, const char *label, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void warn_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * The cgroup directory of systemd unit @unit (systemctl show's ControlGroup
+ * against this process's cgroup2 mount).  -errno with a message in @err:
+ * no systemd, no such unit or not running, systemctl failing.
+ */
+int unit_cgroup(const char *unit, char *path, size_t len, char *err, size_t errlen);
+
 /* Resolve NAME (or --cgroup) into a target; returns an hcbs_exit code. */
 int resolve_target(const struct opts *o, const char *name, struct target *t);
 

@@ -39,6 +39,8 @@ static void usage(FILE *f)
 "  -c, --cgroup PATH       act on the cgroup directory PATH, not a container\n"
 "                          (set/get/unset take no NAME then; free walks PATH);\n"
 "                          a NAME with a '/' is such a PATH too\n"
+"  -u, --unit UNIT         act on the cgroup of systemd unit UNIT (set/get/\n"
+"                          unset, no NAME), e.g. vbbu-helper.service\n"
 "  -j, --json              JSON output (get, list, free, analyze), schema hcbsctl/1\n"
 "  -t, --taskset FILE      task set for set (- for stdin)\n"
 "  -p, --period P          period for set --taskset and analyze; analyze also\n"
@@ -79,7 +81,7 @@ static void usage(FILE *f)
 enum {
 	O_LXCPATH = 1 << 0, O_CGROUP = 1 << 1, O_JSON = 1 << 2, O_TASKSET = 1 << 3,
 	O_PERIOD = 1 << 4, O_STEP = 1 << 5, O_RESERVATION = 1 << 6, O_ORDER = 1 << 7,
-	O_CPUS = 1 << 8,
+	O_CPUS = 1 << 8, O_UNIT = 1 << 9,
 };
 
 static const struct {
@@ -89,6 +91,7 @@ static const struct {
 	{ O_LXCPATH, "--lxcpath" }, { O_CGROUP, "--cgroup" }, { O_JSON, "--json" },
 	{ O_TASKSET, "--taskset" }, { O_PERIOD, "--period" }, { O_STEP, "--step" },
 	{ O_RESERVATION, "--reservation" }, { O_ORDER, "--order" }, { O_CPUS, "--cpus" },
+	{ O_UNIT, "--unit" },
 };
 
 static const struct {
@@ -100,23 +103,26 @@ static const struct {
 	const char *usage;	/* for help COMMAND */
 } cmds[] = {
 	{ "set", cmd_set, 1, 1, true,
-	  O_LXCPATH | O_CGROUP | O_TASKSET | O_PERIOD | O_ORDER,
+	  O_LXCPATH | O_CGROUP | O_UNIT | O_TASKSET | O_PERIOD | O_ORDER,
 "Usage: hcbsctl [-P LXCPATH] set NAME RUNTIME/PERIOD\n"
 "       hcbsctl [-P LXCPATH] set NAME --taskset FILE --period P [--order rm|dm|file]\n"
 "       hcbsctl --cgroup PATH set RUNTIME/PERIOD, or hcbsctl set PATH RUNTIME/PERIOD\n"
+"       hcbsctl --unit UNIT set RUNTIME/PERIOD\n"
 "\n"
 "Reserve RUNTIME every PERIOD on each CPU (whole microseconds, e.g. 8ms/18ms),\n"
 "or the least runtime that task set FILE (- for stdin) needs at period P.\n"
 "With --cgroup naming the root cgroup (e.g. /sys/fs/cgroup), set the root\n"
 "group's share: kept on every CPU for the RT groups, which divide it.\n" },
-	{ "get", cmd_get, 0, 0, true, O_LXCPATH | O_CGROUP | O_JSON,
+	{ "get", cmd_get, 0, 0, true, O_LXCPATH | O_CGROUP | O_UNIT | O_JSON,
 "Usage: hcbsctl [-P LXCPATH] [--json] get NAME\n"
 "       hcbsctl --cgroup PATH [--json] get, or hcbsctl [--json] get PATH\n"
+"       hcbsctl --unit UNIT [--json] get\n"
 "\n"
 "Show the reservation, the cgroup, the kernel interface and cpu.rt.stat.\n" },
-	{ "unset", cmd_unset, 0, 0, true, O_LXCPATH | O_CGROUP,
+	{ "unset", cmd_unset, 0, 0, true, O_LXCPATH | O_CGROUP | O_UNIT,
 "Usage: hcbsctl [-P LXCPATH] unset NAME\n"
 "       hcbsctl --cgroup PATH unset, or hcbsctl unset PATH\n"
+"       hcbsctl --unit UNIT unset\n"
 "\n"
 "Back to max (no own reservation); the period is kept.  On the root cgroup:\n"
 "the root group's share is no longer set.\n" },
@@ -205,6 +211,7 @@ int main(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "lxcpath", required_argument, NULL, 'P' },
 		{ "cgroup", required_argument, NULL, 'c' },
+		{ "unit", required_argument, NULL, 'u' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "taskset", required_argument, NULL, 't' },
 		{ "period", required_argument, NULL, 'p' },
@@ -216,14 +223,17 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static char unit_path[PATH_MAX];
+	const char *unit = NULL;
 	struct opts o = { 0 };
 	int c, given = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":P:c:jt:p:s:r:o:m:hV", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":P:c:u:jt:p:s:r:o:m:hV", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'P': o.lxcpath = optarg; given |= O_LXCPATH; break;
 		case 'c': o.cgroup = optarg; given |= O_CGROUP; break;
+		case 'u': unit = optarg; given |= O_UNIT; break;
 		case 'j': o.json = true; given |= O_JSON; break;
 		case 't': o.taskset = optarg; given |= O_TASKSET; break;
 		case 'p': o.period = optarg; given |= O_PERIOD; break;
@@ -279,7 +289,8 @@ int main(int argc, char **argv)
 		 * container's name is one directory under the LXC path, so it
 		 * cannot be one; a podman or CRI-O container has only its cgroup.
 		 */
-		if (cmds[i].needs_name && !o.cgroup && o.nargs && strchr(o.args[0], '/')) {
+		if (cmds[i].needs_name && !o.cgroup && !unit && o.nargs &&
+		    strchr(o.args[0], '/')) {
 			if (given & O_LXCPATH) {
 				fprintf(stderr, "hcbsctl: %s: --lxcpath does not apply to a cgroup path ('%s'; a container's NAME has no '/')\n",
 					o.cmd, o.args[0]);
@@ -299,16 +310,31 @@ int main(int argc, char **argv)
 			}
 			return HCBS_EXIT_USAGE;
 		}
-		if (cmds[i].needs_name && !o.cgroup)
+		if (unit && (given & (O_CGROUP | O_LXCPATH))) {
+			fprintf(stderr, "hcbsctl: %s: --unit names the cgroup: no --cgroup or --lxcpath with it\n",
+				o.cmd);
+			return HCBS_EXIT_USAGE;
+		}
+		if (cmds[i].needs_name && !o.cgroup && !unit)
 			min++, max++;
 		if (!strcmp(o.cmd, "set") && o.taskset)
 			max--, min--;
 		if (o.nargs < min || o.nargs > max) {
 			fprintf(stderr, "hcbsctl: %s: expected %s%s arguments (see hcbsctl help %s)\n",
 				o.cmd, o.nargs < min ? "more" : "fewer",
-				cmds[i].needs_name && o.cgroup ? " (no NAME with --cgroup)" : "",
+				cmds[i].needs_name && o.cgroup ? " (no NAME with --cgroup)" :
+				unit ? " (no NAME with --unit)" : "",
 				o.cmd);
 			return HCBS_EXIT_USAGE;
+		}
+		if (unit) {
+			char e[HCBS_ERRLEN];
+
+			if (unit_cgroup(unit, unit_path, sizeof(unit_path), e, sizeof(e))) {
+				fprintf(stderr, "hcbsctl: %s: --unit %s: %s\n", o.cmd, unit, e);
+				return HCBS_EXIT_NOTFOUND;
+			}
+			o.cgroup = unit_path;
 		}
 		return cmds[i].fn(&o);
 	}
