@@ -441,6 +441,18 @@ TEST_F_TIMEOUT(sched, global_priority_drop, 90)
 	for (t = 0; t < 40; t++) {
 		uint64_t c0, c1;
 
+		/*
+		 * Queue C on a CPU other than A's (left alone, global FP
+		 * mostly keeps C beside A, which leaves nothing to test):
+		 * pinned there, it waits behind B; unpinned, a queued task
+		 * stays where it is until something moves it.
+		 */
+		cpu_a = task_cpu(h[0]->pid);
+		if (cpu_a >= 0) {
+			ASSERT_EQ(0, hcbs_pin_cpu(h[2]->pid, (cpu_a + 1) % hcbs_nr_cpus()));
+			hcbs_sleep_ms(5);
+			ASSERT_EQ(0, hcbs_unpin(h[2]->pid));
+		}
 		cpu_a = task_cpu(h[0]->pid);
 		cpu_c = task_cpu(h[2]->pid);
 		ASSERT_EQ(0, hcbs_proc_cputime_ns(h[2]->pid, &c0));
