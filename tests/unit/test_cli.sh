@@ -139,6 +139,18 @@ ok $? "EBUSY: exit 2, one line, nothing changed"
 # 0.95 global - 0.05 fair server - (0.3 other + 0.5 parent) = 0.100
 grep -q 'hcbsctl: set .*: cpu.rt.max: admission refused (EBUSY): requested 0.900 CPU per CPU, available 0.100 under the global limit; accepted: RUNTIME/PERIOD <= 0.100, e.g. 100ms/1s' "$T/err"
 ok $? "EBUSY message gives requested and available: $(cat "$T/err")"
+# Reservations on the CPUs of their cpusets (cpu.rt.cpus): c1 on CPU 9999
+# and the others on CPU 0 has 0.95 - 0.05 fair = 0.9 there; 'other' (0.3)
+# on CPU 9999 too leaves 0.6.  (No fair server file for CPU 9999: 50ms/1s.)
+echo 9999 >"$C1/cpu.rt.cpus"; echo 0 >"$CG/other/cpu.rt.cpus"; echo 0 >"$CG/parent/cpu.rt.cpus"
+run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=16 \
+	$WRAP "$HCBSCTL" --cgroup "$C1" set 950ms/1s && grep -q 'available 0.900 under the global limit' "$T/err"
+ok $? "EBUSY: available counted on the group's own CPUs (cpu.rt.cpus): $(cat "$T/err")"
+echo 9999 >"$CG/other/cpu.rt.cpus"
+run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=16 \
+	$WRAP "$HCBSCTL" --cgroup "$C1" set 950ms/1s && grep -q 'available 0.600 under the global limit' "$T/err"
+ok $? "EBUSY: a group on the same CPU counts: $(cat "$T/err")"
+rm "$C1/cpu.rt.cpus" "$CG/other/cpu.rt.cpus" "$CG/parent/cpu.rt.cpus"
 run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=16 \
 	$WRAP "$HCBSCTL" --cgroup "$CG/parent/kid" set 450ms/1s && unchanged &&
 	grep -q "requested 0.450 CPU per CPU, available 0.500 under $CG/parent" "$T/err"
@@ -219,8 +231,19 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 fi
 
 # --- free ----------------------------------------------------------------------
-run 0 H --cgroup "$CG" free && grep -q 'reserved:     1.244 per CPU by 3 top-level group' "$T/out"
+run 0 H --cgroup "$CG" free && grep -q 'reserved:     1.244 per CPU at most, by 3 top-level group' "$T/out"
 ok $? "free: 0.444 (c1) + 0.3 + 0.5 reserved at the top level, kid not counted"
+# A reservation counts only on the CPUs of its cpuset (cpu.rt.cpus): here
+# on CPU 9999, which no machine running this has online.
+echo 9999 >"$CG/other/cpu.rt.cpus"
+run 0 H --cgroup "$CG" free && grep -q 'reserved:     0.944 per CPU at most, by 3 top-level group' "$T/out" &&
+	grep -Eq '^0 +0.950 +0.050 +0.944 +-0.044$' "$T/out"
+ok $? "free: a group whose cpu.rt.cpus has no online CPU reserves on none"
+echo 0 >"$CG/other/cpu.rt.cpus"
+run 0 H --json --cgroup "$CG" free && valid_json &&
+	python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cpus"]; r={x["cpu"]: x["reserved"] for x in c}; sys.exit(not (abs(r[0]-1.244)<1e-3 and all(abs(v-0.944)<1e-3 for k,v in r.items() if k)))' "$T/out"
+ok $? "free --json: 0.3 on CPU 0 only (cpu.rt.cpus 0), per CPU"
+rm "$CG/other/cpu.rt.cpus"
 run 0 H --json --cgroup "$CG" free && valid_json && grep -q '"reserved_groups": 3' "$T/out" &&
 	grep -q '"fair_server_assumed": false' "$T/out"
 ok $? "free --json validates"

@@ -5,9 +5,10 @@
  * Per CPU, when the root group's share is not set (cpu.rt.max "max" on the
  * root, the default, or a kernel without it): the global limit
  * (sched_rt_runtime_us / sched_rt_period_us) minus the fair server of that
- * CPU minus the top-level reservations (the reserved groups whose nearest
- * reserved ancestor is the root; groups below them are inside their
- * parent's share).  SCHED_DEADLINE tasks also take from the same pool but
+ * CPU minus the top-level reservations on that CPU (the reserved groups
+ * whose nearest reserved ancestor is the root and whose cpuset has the CPU,
+ * as cpu.rt.cpus shows; groups below them are inside their parent's
+ * share).  SCHED_DEADLINE tasks also take from the same pool but
  * are not visible without walking every task, so the figures are upper
  * bounds, and say so.
  *
@@ -129,7 +130,8 @@ struct free_report {
 	struct hcbs_root_share share;
 	bool share_set;
 	double share_bw;		/* per CPU, when share_set */
-	double reserved;		/* per CPU, by the top-level groups */
+	double *reserved;		/* on each CPU, by the top-level groups */
+	double reserved_most;		/* the most of them */
 	int groups;
 	bool assumed;			/* a fair server assumed 50ms/1s */
 	int ncpu;
@@ -147,8 +149,8 @@ struct free_report {
 static double cpu_free(const struct free_report *r, int i)
 {
 	if (r->share_set)
-		return r->share_bw - r->reserved;
-	return r->g.ratio - r->fair[i] - r->reserved;
+		return r->share_bw - r->reserved[i];
+	return r->g.ratio - r->fair[i] - r->reserved[i];
 }
 
 static void json_share(struct hcbs_json *j, const struct free_report *r)
@@ -205,7 +207,7 @@ static int print_json(const struct free_report *r)
 	hcbs_json_key(j, "free_limited_by");
 	hcbs_json_string(j, r->share_set ? "root_share" : "global_limit");
 	hcbs_json_key(j, "reserved_per_cpu");
-	hcbs_json_double(j, r->reserved);
+	hcbs_json_double(j, r->reserved_most);
 	hcbs_json_key(j, "reserved_groups");
 	hcbs_json_int(j, r->groups);
 	hcbs_json_key(j, "fair_server_assumed");
@@ -223,7 +225,7 @@ static int print_json(const struct free_report *r)
 		hcbs_json_key(j, "fair_server");
 		hcbs_json_double(j, r->fair[i]);
 		hcbs_json_key(j, "reserved");
-		hcbs_json_double(j, r->reserved);
+		hcbs_json_double(j, r->reserved[i]);
 		hcbs_json_key(j, "free");
 		hcbs_json_double(j, cpu_free(r, i));
 		hcbs_json_object_end(j);
@@ -276,18 +278,18 @@ static void print_text(const struct free_report *r)
 	       g->ratio, (long long)g->rt_runtime_us, (unsigned long long)g->rt_period_us,
 	       g->rt_runtime_us < 0 ? " -- admission control OFF" : "");
 	print_share(r);
-	printf("reserved:     %.3f per CPU by %d top-level group(s) under %s\n",
-	       r->reserved, r->groups, r->root);
+	printf("reserved:     %.3f per CPU at most, by %d top-level group(s) under %s, each on the CPUs of its cpuset\n",
+	       r->reserved_most, r->groups, r->root);
 	if (r->share_set) {
 		printf("\n%-5s %-7s %-9s %s\n", "CPU", "SHARE", "RESERVED", "FREE");
 		for (int i = 0; i < r->ncpu; i++)
 			printf("%-5d %-7.3f %-9.3f %.3f\n", r->cpus[i], r->share_bw,
-			       r->reserved, cpu_free(r, i));
+			       r->reserved[i], cpu_free(r, i));
 	} else {
 		printf("\n%-5s %-7s %-7s %-9s %s\n", "CPU", "LIMIT", "FAIR", "RESERVED", "FREE");
 		for (int i = 0; i < r->ncpu; i++)
 			printf("%-5d %-7.3f %-7.3f %-9.3f %.3f\n", r->cpus[i], g->ratio,
-			       r->fair[i], r->reserved, cpu_free(r, i));
+			       r->fair[i], r->reserved[i], cpu_free(r, i));
 	}
 	printf("\n");
 	for (int k = 0; k < r->ndom; k++) {
@@ -304,11 +306,11 @@ static void print_text(const struct free_report *r)
 	if (r->ndom > 1)
 		printf("all CPUs %s: %.3f CPU free in total\n", r->list, r->total);
 	if (r->share_set) {
-		printf("\nA new top-level reservation Q/P fits if Q/P <= FREE above: the root group's share minus the top-level groups.\n");
+		printf("\nA new top-level reservation Q/P fits if Q/P <= FREE on each CPU of its cpuset: the root group's share minus the top-level groups there.\n");
 		printf("note: SCHED_DEADLINE tasks cannot take the share: these figures are exact.\n");
 		return;
 	}
-	printf("\nA new top-level reservation Q/P fits if Q/P <= the smallest FREE above.\n");
+	printf("\nA new top-level reservation Q/P fits if Q/P <= the smallest FREE on the CPUs of its cpuset.\n");
 	if (r->assumed)
 		printf("note: fair server bandwidth assumed 50ms/1s (no /sys/kernel/debug/sched/fair_server).\n");
 	printf("note: SCHED_DEADLINE tasks take from the same pool and are not counted here: these are upper bounds.\n");
@@ -318,11 +320,11 @@ int cmd_free(struct opts *o)
 {
 	char root[PATH_MAX], e[HCBS_ERRLEN];
 	static int cpus[MAX_CPUS], members[MAX_CPUS];
-	static double fair[MAX_CPUS], dfree[257];
+	static double fair[MAX_CPUS], reserved[MAX_CPUS], dfree[257];
 	static char dlist[257][256];
 	static struct domains dom;
 	struct free_report r = {
-		.root = root, .cpus = cpus, .fair = fair, .dom = &dom,
+		.root = root, .cpus = cpus, .fair = fair, .reserved = reserved, .dom = &dom,
 		.dfree = dfree, .dlist = dlist,
 	};
 	int v = 0, ret;
@@ -354,9 +356,14 @@ int cmd_free(struct opts *o)
 	r.ncpu = hcbs_online_cpus(cpus, MAX_CPUS);
 	if (r.ncpu > MAX_CPUS)
 		r.ncpu = MAX_CPUS;
-	r.reserved = hcbs_reserved_below(root, NULL, &r.groups);
+	hcbs_reserved_below(root, NULL, &r.groups);
 	for (int i = 0; i < r.ncpu; i++) {
+		int count = 0;
 		bool a;
+
+		reserved[i] = hcbs_reserved_below_cpu(root, NULL, cpus[i], &count);
+		if (reserved[i] > r.reserved_most)
+			r.reserved_most = reserved[i];
 
 		fair[i] = hcbs_fair_server_bw(o->fs_dir, cpus[i], &a);
 		r.assumed |= a;

@@ -6,7 +6,7 @@
 #include "hcbsctl.h"
 
 static void print_text(const struct target *t, const struct hcbs_rt *rt,
-		       const struct hcbs_rt_stat *st, int ncpus)
+		       const struct hcbs_rt_stat *st, int ncpus, const char *cpus)
 {
 	char buf[64], top[PATH_MAX], anc[PATH_MAX];
 	struct hcbs_rt a;
@@ -29,8 +29,8 @@ static void print_text(const struct target *t, const struct hcbs_rt *rt,
 	} else if (rt->runtime_us == 0) {
 		printf("%s: %s (RT tasks forbidden)\n", t->label, fmt_rt(rt, buf, sizeof(buf)));
 	} else {
-		printf("%s: %s (%.3f CPU on each of %d CPUs, %.3f in total)\n", t->label,
-		       fmt_rt(rt, buf, sizeof(buf)), hcbs_rt_bw(rt), ncpus,
+		printf("%s: %s (%.3f CPU on each of %d CPUs (%s), %.3f in total)\n", t->label,
+		       fmt_rt(rt, buf, sizeof(buf)), hcbs_rt_bw(rt), ncpus, cpus,
 		       hcbs_rt_bw(rt) * ncpus);
 	}
 	printf("  cgroup:     %s", t->path);
@@ -53,7 +53,8 @@ int cmd_get(struct opts *o)
 	struct hcbs_rt_stat st;
 	struct hcbs_rt rt;
 	struct target t;
-	int ret, ncpus = hcbs_online_cpus(NULL, 0);
+	char cpus[256];
+	int ret, ncpus;
 
 	ret = resolve_target(o, label, &t);
 	if (!ret)
@@ -65,8 +66,11 @@ int cmd_get(struct opts *o)
 		return HCBS_EXIT_SYSTEM;
 	}
 	hcbs_rt_read_stat(t.path, &st, NULL, 0);
+	/* The root's share is kept on every CPU. */
+	ncpus = reservation_cpus(hcbs_cgroup_is_top(t.path) ? NULL : t.path, cpus,
+				 sizeof(cpus));
 	if (!o->json) {
-		print_text(&t, &rt, &st, ncpus);
+		print_text(&t, &rt, &st, ncpus, cpus);
 		return HCBS_EXIT_OK;
 	}
 
@@ -91,7 +95,7 @@ int cmd_get(struct opts *o)
 	hcbs_json_key(j, "interface");
 	hcbs_json_string(j, hcbs_rt_abi_name(t.abi));
 	hcbs_json_key(j, "reservation");
-	json_reservation(j, &rt, ncpus);
+	json_reservation(j, &rt, ncpus, cpus);
 	hcbs_json_key(j, "stat");
 	json_stat(j, &st);
 	hcbs_json_object_end(j);

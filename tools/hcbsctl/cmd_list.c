@@ -18,6 +18,8 @@ struct row {
 	char error[HCBS_ERRLEN];
 	bool have_rt;
 	struct hcbs_rt rt;
+	int ncpus;
+	char cpus[256];
 	struct hcbs_rt_stat st;
 };
 
@@ -46,6 +48,7 @@ static void fill(const struct opts *o, struct lxc_container *c, struct row *r)
 		return;
 	}
 	r->have_rt = !hcbs_rt_read(r->cgroup, abi, &r->rt, r->error, sizeof(r->error));
+	r->ncpus = reservation_cpus(r->cgroup, r->cpus, sizeof(r->cpus));
 	hcbs_rt_read_stat(r->cgroup, &r->st, NULL, 0);
 }
 
@@ -55,7 +58,7 @@ int cmd_list(struct opts *o)
 	struct lxc_container **cs = NULL;
 	char **names = NULL;
 	struct row *rows;
-	int n, ncpus = hcbs_online_cpus(NULL, 0), ret = HCBS_EXIT_OK;
+	int n, ret = HCBS_EXIT_OK;
 
 	char e[HCBS_ERRLEN];
 
@@ -113,7 +116,7 @@ int cmd_list(struct opts *o)
 			hcbs_json_string(j, r->cgroup[0] ? r->cgroup : NULL);
 			hcbs_json_key(j, "reservation");
 			if (r->have_rt)
-				json_reservation(j, &r->rt, ncpus);
+				json_reservation(j, &r->rt, r->ncpus, r->cpus);
 			else
 				hcbs_json_null(j);
 			hcbs_json_key(j, "stat");
@@ -127,15 +130,17 @@ int cmd_list(struct opts *o)
 		if (hcbs_json_free(j))
 			ret = HCBS_EXIT_SYSTEM;
 	} else {
-		printf("%-20s %-8s %-16s %-8s %-12s %s\n", "NAME", "STATE", "RESERVATION",
-		       "BW/CPU", "USAGE(us)", "THROTTLED");
+		printf("%-20s %-8s %-16s %-8s %-10s %-12s %s\n", "NAME", "STATE", "RESERVATION",
+		       "BW/CPU", "CPUS", "USAGE(us)", "THROTTLED");
 		for (int i = 0; i < n; i++) {
 			struct row *r = &rows[i];
 			char buf[64] = "-", bw[16] = "-", use[24] = "-", thr[48] = "-";
+			const char *cpus = "-";
 
 			if (r->have_rt) {
 				fmt_rt(&r->rt, buf, sizeof(buf));
 				snprintf(bw, sizeof(bw), "%.3f", hcbs_rt_bw(&r->rt));
+				cpus = r->cpus;
 			} else if (r->error[0]) {
 				snprintf(buf, sizeof(buf), "(%s)", r->error);
 			}
@@ -145,8 +150,8 @@ int cmd_list(struct opts *o)
 					 (unsigned long long)r->st.nr_throttled,
 					 (unsigned long long)r->st.nr_periods);
 			}
-			printf("%-20s %-8s %-16s %-8s %-12s %s\n", r->name, r->state, buf,
-			       bw, use, thr);
+			printf("%-20s %-8s %-16s %-8s %-10s %-12s %s\n", r->name, r->state, buf,
+			       bw, cpus, use, thr);
 		}
 	}
 out:

@@ -34,10 +34,11 @@ static int apply(struct opts *o, const char *label, const struct hcbs_rt *to)
 	} else if (to->runtime_us == HCBS_RT_MAX) {
 		printf("%s: max (no own reservation)\n", t.label);
 	} else {
-		int n = hcbs_online_cpus(NULL, 0);
+		char cpus[256];
+		int n = reservation_cpus(t.path, cpus, sizeof(cpus));
 
-		printf("%s: %s (%.3f CPU on each of %d CPUs, %.3f in total)\n", t.label,
-		       fmt_rt(to, buf, sizeof(buf)), hcbs_rt_bw(to), n,
+		printf("%s: %s (%.3f CPU on each of %d CPUs (%s), %.3f in total)\n", t.label,
+		       fmt_rt(to, buf, sizeof(buf)), hcbs_rt_bw(to), n, cpus,
 		       hcbs_rt_bw(to) * n);
 	}
 	return HCBS_EXIT_OK;

@@ -115,7 +115,32 @@ void json_header(struct hcbs_json *j, const char *cmd)
 	hcbs_json_string(j, cmd);
 }
 
-void json_reservation(struct hcbs_json *j, const struct hcbs_rt *rt, int ncpus)
+int reservation_cpus(const char *dir, char *list, size_t len)
+{
+	char path[PATH_MAX], *text = NULL;
+	int n = -1;
+
+	if (dir && (size_t)snprintf(path, sizeof(path), "%s/cpu.rt.cpus", dir) < sizeof(path) &&
+	    !hcbs_read_text(path, &text, NULL, 0))
+		n = hcbs_parse_cpulist(text, NULL, 0);
+	if (n < 0) {
+		free(text);
+		text = NULL;
+		if (hcbs_read_text("/sys/devices/system/cpu/online", &text, NULL, 0) ||
+		    (n = hcbs_parse_cpulist(text, NULL, 0)) < 0) {
+			free(text);
+			snprintf(list, len, "?");
+			return hcbs_online_cpus(NULL, 0);
+		}
+	}
+	text[strcspn(text, "\n")] = '\0';
+	snprintf(list, len, "%s", text);
+	free(text);
+	return n;
+}
+
+void json_reservation(struct hcbs_json *j, const struct hcbs_rt *rt, int ncpus,
+		      const char *cpu_list)
 {
 	hcbs_json_object_begin(j);
 	hcbs_json_key(j, "runtime_us");
@@ -131,6 +156,8 @@ void json_reservation(struct hcbs_json *j, const struct hcbs_rt *rt, int ncpus)
 	hcbs_json_double(j, hcbs_rt_bw(rt));
 	hcbs_json_key(j, "cpus");
 	hcbs_json_int(j, ncpus);
+	hcbs_json_key(j, "cpu_list");
+	hcbs_json_string(j, cpu_list);
 	hcbs_json_key(j, "bandwidth_total");
 	hcbs_json_double(j, hcbs_rt_bw(rt) * ncpus);
 	hcbs_json_object_end(j);

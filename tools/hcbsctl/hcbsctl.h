@@ -59,7 +59,14 @@ int check_interface(const struct opts *o, struct target *t);
 
 /* Shared printers. */
 void json_header(struct hcbs_json *j, const char *cmd);
-void json_reservation(struct hcbs_json *j, const struct hcbs_rt *rt, int ncpus);
+/*
+ * The CPUs of the reservation of cgroup @dir: its cpu.rt.cpus (the CPUs of
+ * its cpuset), or the online CPUs on a kernel without it or for a NULL
+ * @dir.  Returns how many, and the list ("0-3") in @list.
+ */
+int reservation_cpus(const char *dir, char *list, size_t len);
+void json_reservation(struct hcbs_json *j, const struct hcbs_rt *rt, int ncpus,
+		      const char *cpu_list);
 void json_stat(struct hcbs_json *j, const struct hcbs_rt_stat *st);
 const char *fmt_rt(const struct hcbs_rt *rt, char *buf, size_t len);
 

@@ -158,6 +158,22 @@ bool hcbs_tree_has_hcbs(const char *root);
  * *@count receives how many groups were summed.
  */
 double hcbs_reserved_below(const char *under, const char *skip, int *count);
+/*
+ * The same, counting only the groups whose reservation covers CPU @cpu
+ * (its cpu.rt.cpus); @cpu < 0: every group, as hcbs_reserved_below().
+ */
+double hcbs_reserved_below_cpu(const char *under, const char *skip, int cpu,
+			       int *count);
+
+/*
+ * The CPUs on which the reservation of @dir is taken, from its cpu.rt.cpus
+ * (the CPUs of its cpuset): how many, stored into @cpus (at most @max;
+ * may be NULL), -ENOENT on a kernel without the file (every CPU), or
+ * -EINVAL.
+ */
+int hcbs_rt_cpus(const char *dir, int *cpus, int max);
+/* Is CPU @cpu one of them?  True without cpu.rt.cpus. */
+bool hcbs_rt_on_cpu(const char *dir, int cpu);
 
 /*
  * Nearest reserved proper ancestor of @dir, up to (excluding) @root.

@@ -96,12 +96,34 @@ static double root_limit(const char *sysctl_dir, const char *fs_dir)
 	return worst;
 }
 
+/*
+ * What @dir could get below @under whose reservations may take @limit per
+ * CPU: on each CPU of @dir's reservation (cpu.rt.cpus), @limit less what
+ * the other groups below @under reserve there; the least of them.
+ */
+static double least_left(const char *under, const char *dir, double limit)
+{
+	int n = hcbs_rt_cpus(dir, NULL, 0), count = 0, *cpus;
+	double least = limit;
+
+	if (n <= 0 || !(cpus = calloc((size_t)n, sizeof(*cpus))))
+		return limit - hcbs_reserved_below(under, dir, &count);
+	n = hcbs_rt_cpus(dir, cpus, n);
+	for (int i = 0; i < n; i++) {
+		double left = limit - hcbs_reserved_below_cpu(under, dir, cpus[i], &count);
+
+		if (left < least)
+			least = left;
+	}
+	free(cpus);
+	return least;
+}
+
 void hcbs_available(const char *dir, const char *sysctl_dir, const char *fs_dir,
 		    struct hcbs_avail *av)
 {
 	char top[PATH_MAX];
 	struct hcbs_rt anc;
-	int count = 0;
 
 	hcbs_cgroup_top(dir, top, sizeof(top));
 	if (hcbs_reserved_ancestor(dir, top, av->parent, sizeof(av->parent), &anc)) {
@@ -109,7 +131,7 @@ void hcbs_available(const char *dir, const char *sysctl_dir, const char *fs_dir,
 		av->root_share = false;
 		av->share_unreadable = false;
 		av->share = (struct hcbs_rt){ .runtime_us = HCBS_RT_MAX };
-		av->bw = hcbs_rt_bw(&anc) - hcbs_reserved_below(av->parent, dir, &count);
+		av->bw = least_left(av->parent, dir, hcbs_rt_bw(&anc));
 		return;
 	}
 	struct hcbs_root_share share;
@@ -120,9 +142,8 @@ void hcbs_available(const char *dir, const char *sysctl_dir, const char *fs_dir,
 	/* Set, the share bounds the top-level groups (and only it does). */
 	av->root_share = hcbs_root_share_set(&share);
 	av->share = share.rt;
-	av->bw = (av->root_share ? hcbs_rt_bw(&share.rt) :
-		  root_limit(sysctl_dir, fs_dir)) -
-		 hcbs_reserved_below(top, dir, &count);
+	av->bw = least_left(top, dir, av->root_share ? hcbs_rt_bw(&share.rt) :
+			    root_limit(sysctl_dir, fs_dir));
 }
 
 static int errno_exit(int err)

@@ -613,7 +613,43 @@ static bool is_cgroup_dir(const char *dir)
 	return has_file(dir, "cgroup.procs");
 }
 
+int hcbs_rt_cpus(const char *dir, int *cpus, int max)
+{
+	char path[PATH_MAX], *text = NULL;
+	int n;
+
+	if (!join(path, sizeof(path), dir, "cpu.rt.cpus") ||
+	    hcbs_read_text(path, &text, NULL, 0))
+		return -ENOENT;
+	n = hcbs_parse_cpulist(text, cpus, max);
+	free(text);
+	return n;
+}
+
+bool hcbs_rt_on_cpu(const char *dir, int cpu)
+{
+	int n = hcbs_rt_cpus(dir, NULL, 0), *cpus;
+	bool on = n < 0;	/* no cpu.rt.cpus: every CPU */
+
+	if (n <= 0)
+		return on;
+	cpus = calloc((size_t)n, sizeof(*cpus));
+	if (!cpus)
+		return true;	/* count it: never report room that is not there */
+	n = hcbs_rt_cpus(dir, cpus, n);
+	for (int i = 0; i < n && !on; i++)
+		on = cpus[i] == cpu;
+	free(cpus);
+	return on;
+}
+
 double hcbs_reserved_below(const char *under, const char *skip, int *count)
+{
+	return hcbs_reserved_below_cpu(under, skip, -1, count);
+}
+
+double hcbs_reserved_below_cpu(const char *under, const char *skip, int cpu,
+			       int *count)
 {
 	DIR *d = opendir(under);
 	struct dirent *e;
@@ -638,10 +674,12 @@ double hcbs_reserved_below(const char *under, const char *skip, int *count)
 		abi = hcbs_rt_detect(sub);
 		if ((abi == HCBS_ABI_RT_MAX || abi == HCBS_ABI_TWO_FILES) && !hcbs_rt_read(sub, abi, &rt, NULL, 0) &&
 		    rt.runtime_us != HCBS_RT_MAX) {
-			sum += hcbs_rt_bw(&rt);
-			(*count)++;
+			if (cpu < 0 || hcbs_rt_on_cpu(sub, cpu)) {
+				sum += hcbs_rt_bw(&rt);
+				(*count)++;
+			}
 		} else {
-			sum += hcbs_reserved_below(sub, skip, count);
+			sum += hcbs_reserved_below_cpu(sub, skip, cpu, count);
 		}
 	}
 	closedir(d);
