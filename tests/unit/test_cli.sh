@@ -217,8 +217,27 @@ run 3 H -P "$T/lxc" get nosuch && one_line_err && grep -q "no container 'nosuch'
 ok $? "get of an unknown container: exit 3: $(cat "$T/err")"
 run 3 H -P "$T/lxc" set nosuch 8ms/18ms && one_line_err
 ok $? "set of an unknown container: exit 3"
-run 1 H --cgroup "$CG" list && one_line_err
-ok $? "list with --cgroup: exit 1"
+# Every cgroup with a reservation of its own, with its owner (fake tree).
+mkgroup "$CG/machine.slice"
+mkgroup "$CG/machine.slice/libpod-0123456789abcdef0123.scope" "8000 18000"
+mkgroup "$CG/system.slice"
+mkgroup "$CG/system.slice/vbbu-helper.service" "5000 10000"
+echo 2-3 >"$CG/system.slice/vbbu-helper.service/cpu.rt.cpus"
+run 0 H --cgroup "$CG" list &&
+	grep -Eq "^$CG/machine.slice/libpod-0123456789abcdef0123.scope +oci podman 0123456789ab +8ms/18ms +0.444 " "$T/out" &&
+	grep -Eq "^$CG/system.slice/vbbu-helper.service +systemd vbbu-helper.service +5ms/10ms +0.500 +2-3 " "$T/out" &&
+	grep -Eq "^$CG/other +- +300ms/1s +0.300 " "$T/out" && grep -Eq "^$CG/parent/kid " "$T/out" &&
+	grep -Eq "^$CG/lxc.payload.c1 +lxc c1 +8ms/18ms " "$T/out" &&
+	! grep -q "parent/mid" "$T/out" && ! grep -q "^NAME " "$T/out"
+ok $? "list --cgroup: every reserved cgroup with its owner (LXC, podman, a unit, none), not the max ones"
+run 0 H --json --cgroup "$CG" list && valid_json &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c={x["cgroup"].rsplit("/",1)[1]: x for x in d["cgroups"]}; o=c["vbbu-helper.service"]; p=c["libpod-0123456789abcdef0123.scope"]; sys.exit(not (d["lxcpath"] is None and d["containers"]==[] and o["owner"]=={"kind":"systemd","engine":None,"name":"vbbu-helper.service"} and o["reservation"]["cpu_list"]=="2-3" and o["reservation"]["cpus"]==2 and p["owner"]["engine"]=="podman" and c["other"]["owner"] is None))' "$T/out"
+ok $? "list --json --cgroup: owners, CPUs, schema-valid"
+rm -r "$CG/machine.slice" "$CG/system.slice"
+run 0 H --cgroup "$CG/nocpu" list && grep -q "no cgroup below $CG/nocpu has a reservation of its own" "$T/out"
+ok $? "list --cgroup of a tree without reservations says so"
+run 3 H --cgroup "$T/emptylxc" list && one_line_err
+ok $? "list --cgroup on a plain directory: exit 3: $(cat "$T/err")"
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	mkdir -p "$T/lxcpriv/c9" && chmod 700 "$T/lxcpriv" && echo "lxc.uts.name = c9" >"$T/lxcpriv/c9/config"
 	NOBODY="setpriv --reuid 65534 --regid 65534 --clear-groups"
@@ -581,7 +600,7 @@ for cmd in get unset "set 8ms/18ms"; do
 	run 3 H --cgroup "$T/emptylxc" $cmd && one_line_err && grep -q 'not a cgroup (no cgroup.procs)' "$T/err"
 	ok $? "--cgroup on a plain directory: $cmd says 'not a cgroup', exit 3: $(cat "$T/err")"
 done
-for a in "list --taskset x" "list --cgroup $C1" "get c1 --period 1ms" "analyze x --cgroup $C1" "free --lxcpath /" \
+for a in "list --taskset x" "list --period 1ms" "get c1 --period 1ms" "analyze x --cgroup $C1" "free --lxcpath /" \
 	 "--cgroup $C1 unset --json" "--cgroup $C1 set 8ms/18ms --order rm"; do
 	# shellcheck disable=SC2086
 	run 1 H $a && one_line_err && grep -qE "does not apply to|is for --taskset" "$T/err"

@@ -183,6 +183,36 @@ static void cgroups(void)
 
 	tap_ok(!ret && path[0] == '/', "our own cgroup: %s (v%d)", path, v);
 
+	/* Who owns a cgroup (hcbsctl list). */
+	static const struct {
+		const char *path, *kind, *engine, *name;
+	} owners[] = {
+		{ "/sys/fs/cgroup/lxc.payload.vbbu1", "lxc", "", "vbbu1" },
+		{ "/sys/fs/cgroup/lxc.payload.vbbu1/init.scope", "lxc", "", "vbbu1" },
+		{ "/sys/fs/cgroup/cpu,cpuacct/lxc/c1", "lxc", "", "c1" },
+		{ "/sys/fs/cgroup/machine.slice/libpod-0123abcd.scope", "oci", "podman", "0123abcd" },
+		{ "/sys/fs/cgroup/machine.slice/libpod-0123abcd.scope/container", "oci", "podman", "0123abcd" },
+		{ "/sys/fs/cgroup/libpod_parent/libpod-feed", "oci", "podman", "feed" },
+		{ "/sys/fs/cgroup/kubepods.slice/kubepods-pod1.slice/crio-42.scope", "oci", "cri-o", "42" },
+		{ "/sys/fs/cgroup/k.slice/cri-containerd-77.scope", "oci", "containerd", "77" },
+		{ "/sys/fs/cgroup/system.slice/docker-99.scope", "oci", "docker", "99" },
+		{ "/sys/fs/cgroup/system.slice/vbbu-helper.service", "systemd", "", "vbbu-helper.service" },
+		{ "/sys/fs/cgroup/system.slice/vbbu-helper.service/sub", "systemd", "", "vbbu-helper.service" },
+	};
+	struct hcbs_owner own;
+
+	for (size_t i = 0; i < sizeof(owners) / sizeof(owners[0]); i++)
+		tap_ok(hcbs_cgroup_owner(owners[i].path, &own) && !strcmp(own.kind, owners[i].kind) &&
+		       !strcmp(own.engine, owners[i].engine) && !strcmp(own.name, owners[i].name),
+		       "owner of %s: %s %s %s", owners[i].path, own.kind, own.engine, own.name);
+	tap_ok(!hcbs_cgroup_owner("/sys/fs/cgroup/machine.slice/libpod-conmon-12.scope/x", &own) ||
+	       !strcmp(own.kind, "systemd"),
+	       "a conmon cgroup is no container: %s %s", own.kind, own.name);
+	tap_ok(!hcbs_cgroup_owner("/sys/fs/cgroup/rt/a", &own) && !own.kind[0],
+	       "no owner for a plain cgroup");
+	tap_ok(!hcbs_cgroup_owner("/sys/fs/cgroup/libpod-", &own) && !own.kind[0],
+	       "libpod- without an id is no container");
+
 	/* The mount that holds a path: what hcbstrace -g now uses (issue 18). */
 	char mnt[256], root[256];
 

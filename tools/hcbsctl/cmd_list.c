@@ -1,12 +1,218 @@
 // SPDX-License-Identifier: GPL-2.0
-/* hcbsctl list: every container, its state, reservation and usage. */
+/*
+ * hcbsctl list: every LXC container, its state, reservation and usage; then
+ * every cgroup with a reservation of its own, whoever made it (an LXC or OCI
+ * container, a systemd unit, a hand-made cgroup), with its owner.
+ */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hcbsctl.h"
+
+/* ---------------------------------------------------- reserved cgroups */
+struct cg_row {
+	char path[PATH_MAX];
+	struct hcbs_owner owner;
+	bool owned;
+	struct hcbs_rt rt;
+	struct hcbs_rt_stat st;
+	int ncpus;
+	char cpus[256];
+};
+
+struct cg_rows {
+	struct cg_row *r;
+	int n, cap;
+	bool oom;
+};
+
+/* Append every cgroup below @dir that has a reservation of its own. */
+static void walk_reserved(const char *dir, int depth, struct cg_rows *rows)
+{
+	struct dirent *e;
+	DIR *d;
+
+	if (depth > 32 || rows->oom || !(d = opendir(dir)))
+		return;
+	while ((e = readdir(d)) && !rows->oom) {
+		char sub[PATH_MAX];
+		enum hcbs_rt_abi abi;
+		struct hcbs_rt rt;
+		struct stat st;
+
+		if (e->d_name[0] == '.' ||
+		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= sizeof(sub) ||
+		    stat(sub, &st) || !S_ISDIR(st.st_mode) || !hcbs_is_cgroup_dir(sub))
+			continue;
+		abi = hcbs_rt_detect(sub);
+		if ((abi == HCBS_ABI_RT_MAX || abi == HCBS_ABI_TWO_FILES) &&
+		    !hcbs_rt_read(sub, abi, &rt, NULL, 0) && rt.runtime_us != HCBS_RT_MAX) {
+			struct cg_row *r;
+
+			if (rows->n == rows->cap) {
+				struct cg_row *nr = realloc(rows->r, sizeof(*nr) * (size_t)(rows->cap + 16));
+
+				if (!nr) {
+					rows->oom = true;
+					break;
+				}
+				rows->r = nr;
+				rows->cap += 16;
+			}
+			r = &rows->r[rows->n++];
+			memset(r, 0, sizeof(*r));
+			snprintf(r->path, sizeof(r->path), "%s", sub);
+			r->owned = hcbs_cgroup_owner(sub, &r->owner);
+			r->rt = rt;
+			hcbs_rt_read_stat(sub, &r->st, NULL, 0);
+			r->ncpus = reservation_cpus(sub, r->cpus, sizeof(r->cpus));
+		}
+		walk_reserved(sub, depth + 1, rows);
+	}
+	closedir(d);
+}
+
+static int cg_row_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct cg_row *)a)->path, ((const struct cg_row *)b)->path);
+}
+
+static void owner_text(const struct cg_row *r, char *buf, size_t len)
+{
+	if (!r->owned)
+		snprintf(buf, len, "-");
+	else if (!strcmp(r->owner.kind, "oci"))
+		snprintf(buf, len, "oci %s %.12s", r->owner.engine, r->owner.name);
+	else
+		snprintf(buf, len, "%s %s", r->owner.kind, r->owner.name);
+}
+
+static void json_cgroups(struct hcbs_json *j, const char *root, const struct cg_rows *rows)
+{
+	hcbs_json_key(j, "cgroup_root");
+	hcbs_json_string(j, root);
+	hcbs_json_key(j, "cgroups");
+	hcbs_json_array_begin(j);
+	for (int i = 0; i < rows->n; i++) {
+		const struct cg_row *r = &rows->r[i];
+
+		hcbs_json_object_begin(j);
+		hcbs_json_key(j, "cgroup");
+		hcbs_json_string(j, r->path);
+		hcbs_json_key(j, "owner");
+		if (r->owned) {
+			hcbs_json_object_begin(j);
+			hcbs_json_key(j, "kind");
+			hcbs_json_string(j, r->owner.kind);
+			hcbs_json_key(j, "engine");
+			hcbs_json_string(j, r->owner.engine[0] ? r->owner.engine : NULL);
+			hcbs_json_key(j, "name");
+			hcbs_json_string(j, r->owner.name);
+			hcbs_json_object_end(j);
+		} else {
+			hcbs_json_null(j);
+		}
+		hcbs_json_key(j, "reservation");
+		json_reservation(j, &r->rt, r->ncpus, r->cpus);
+		hcbs_json_key(j, "stat");
+		json_stat(j, &r->st);
+		hcbs_json_object_end(j);
+	}
+	hcbs_json_array_end(j);
+}
+
+static void print_cgroups(const char *root, const struct cg_rows *rows)
+{
+	int w = 16;
+
+	if (!rows->n) {
+		printf("no cgroup below %s has a reservation of its own\n", root);
+		return;
+	}
+	for (int i = 0; i < rows->n; i++) {
+		int l = (int)strlen(rows->r[i].path);
+
+		w = l > w ? l : w;
+	}
+	printf("%-*s %-28s %-16s %-8s %-10s %s\n", w, "RESERVED CGROUP", "OWNER", "RESERVATION",
+	       "BW/CPU", "CPUS", "USAGE(us)");
+	for (int i = 0; i < rows->n; i++) {
+		const struct cg_row *r = &rows->r[i];
+		char own[300], rt[64], use[24] = "-";
+
+		owner_text(r, own, sizeof(own));
+		if (r->st.valid)
+			snprintf(use, sizeof(use), "%llu", (unsigned long long)r->st.usage_usec);
+		printf("%-*s %-28s %-16s %-8.3f %-10s %s\n", w, r->path, own,
+		       fmt_rt(&r->rt, rt, sizeof(rt)), hcbs_rt_bw(&r->rt), r->cpus, use);
+	}
+}
+
+/*
+ * The reserved cgroups below @root (the cpu hierarchy's root unless
+ * --cgroup), sorted by path; 0 or an exit code (the message printed).
+ */
+static int find_reserved(const struct opts *o, char *root, size_t len, struct cg_rows *rows)
+{
+	char e[HCBS_ERRLEN];
+	int v = 0;
+
+	if (o->cgroup) {
+		snprintf(root, len, "%s", o->cgroup);
+		if (!hcbs_is_cgroup_dir(root)) {
+			die_line(o, NULL, "--cgroup %s: not a cgroup directory (no cgroup.procs)", root);
+			return HCBS_EXIT_NOTFOUND;
+		}
+	} else if (hcbs_cpu_cgroup_root(root, len, &v, e, sizeof(e))) {
+		die_line(o, NULL, "cannot find the cpu cgroup hierarchy: %s", e);
+		return HCBS_EXIT_NOTFOUND;
+	}
+	walk_reserved(root, 0, rows);
+	if (rows->oom) {
+		die_line(o, NULL, "out of memory listing the cgroups below %s", root);
+		return HCBS_EXIT_SYSTEM;
+	}
+	if (rows->n)
+		qsort(rows->r, (size_t)rows->n, sizeof(*rows->r), cg_row_cmp);
+	return HCBS_EXIT_OK;
+}
+
+/* list --cgroup PATH, or without liblxc: the reserved cgroups alone. */
+static int list_cgroups(struct opts *o)
+{
+	char root[PATH_MAX];
+	struct cg_rows rows = { 0 };
+	int ret = find_reserved(o, root, sizeof(root), &rows);
+
+	if (!ret && o->json) {
+		struct hcbs_json *j = hcbs_json_new(stdout);
+
+		if (!j) {
+			ret = HCBS_EXIT_SYSTEM;
+		} else {
+			hcbs_json_object_begin(j);
+			json_header(j, "list");
+			hcbs_json_key(j, "lxcpath");
+			hcbs_json_null(j);
+			hcbs_json_key(j, "containers");
+			hcbs_json_array_begin(j);
+			hcbs_json_array_end(j);
+			json_cgroups(j, root, &rows);
+			hcbs_json_object_end(j);
+			if (hcbs_json_free(j))
+				ret = HCBS_EXIT_SYSTEM;
+		}
+	} else if (!ret) {
+		print_cgroups(root, &rows);
+	}
+	free(rows.r);
+	return ret;
+}
 
 #ifdef HAVE_LXC
 #include <lxc/lxccontainer.h>
@@ -56,11 +262,15 @@ int cmd_list(struct opts *o)
 {
 	const char *lxcpath = o->lxcpath ? o->lxcpath : lxc_get_global_config_item("lxc.lxcpath");
 	struct lxc_container **cs = NULL;
-	char **names = NULL;
-	struct row *rows;
+	struct cg_rows cgs = { 0 };
+	char **names = NULL, root[PATH_MAX];
+	struct row *rows = NULL;
 	int n, ret = HCBS_EXIT_OK;
 
 	char e[HCBS_ERRLEN];
+
+	if (o->cgroup)
+		return list_cgroups(o);
 
 	/* The same cause, the same exit code as get NAME: no such LXC path is 3. */
 	ret = hcbs_lxcpath_check(o->lxcpath, e, sizeof(e));
@@ -87,6 +297,9 @@ int cmd_list(struct opts *o)
 		ret = HCBS_EXIT_SYSTEM;
 		goto out;
 	}
+	ret = find_reserved(o, root, sizeof(root), &cgs);
+	if (ret)
+		goto out;
 	for (int i = 0; i < n; i++) {
 		rows[i].name = names[i];
 		fill(o, cs[i], &rows[i]);
@@ -126,6 +339,7 @@ int cmd_list(struct opts *o)
 			hcbs_json_object_end(j);
 		}
 		hcbs_json_array_end(j);
+		json_cgroups(j, root, &cgs);
 		hcbs_json_object_end(j);
 		if (hcbs_json_free(j))
 			ret = HCBS_EXIT_SYSTEM;
@@ -153,8 +367,11 @@ int cmd_list(struct opts *o)
 			printf("%-20s %-8s %-16s %-8s %-10s %-12s %s\n", r->name, r->state, buf,
 			       bw, cpus, use, thr);
 		}
+		printf("\n");
+		print_cgroups(root, &cgs);
 	}
 out:
+	free(cgs.r);
 	for (int i = 0; i < n; i++) {
 		free(names[i]);
 		lxc_container_put(cs[i]);
@@ -169,8 +386,8 @@ out:
 
 int cmd_list(struct opts *o)
 {
-	die_line(o, NULL, "built without liblxc: list needs it");
-	return HCBS_EXIT_USAGE;
+	/* No containers to list: the reserved cgroups are all there is. */
+	return list_cgroups(o);
 }
 
 #endif

@@ -29,7 +29,7 @@ static void usage(FILE *f)
 "                                   reserve what FILE needs at period P\n"
 "  get NAME                         show the reservation and cpu.rt.stat\n"
 "  unset NAME                       back to max (no own reservation)\n"
-"  list                             every container: state, reservation, usage\n"
+"  list                             every container, every reserved cgroup\n"
 "  free                             bandwidth still admissible per CPU\n"
 "  analyze TASKSET                  schedulability in a reservation\n"
 "  help [COMMAND]                   this help, or one command's usage\n"
@@ -126,10 +126,15 @@ static const struct {
 "\n"
 "Back to max (no own reservation); the period is kept.  On the root cgroup:\n"
 "the root group's share is no longer set.\n" },
-	{ "list", cmd_list, 0, 0, false, O_LXCPATH | O_JSON,
+	{ "list", cmd_list, 0, 0, false, O_LXCPATH | O_CGROUP | O_JSON,
 "Usage: hcbsctl [-P LXCPATH] [--json] list\n"
+"       hcbsctl --cgroup PATH [--json] list\n"
 "\n"
-"Every container: state, reservation, bandwidth per CPU, usage, throttling.\n" },
+"Every LXC container: state, reservation, bandwidth per CPU, CPUs, usage,\n"
+"throttling; then every cgroup with a reservation of its own and its owner\n"
+"when its path names one (an LXC or OCI container: podman, CRI-O,\n"
+"containerd, docker; a systemd unit).  With --cgroup, only the reserved\n"
+"cgroups below PATH.\n" },
 	{ "free", cmd_free, 0, 0, false, O_CGROUP | O_JSON,
 "Usage: hcbsctl [--cgroup PATH] [--json] free\n"
 "\n"

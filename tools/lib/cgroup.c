@@ -360,3 +360,73 @@ bool hcbs_is_cgroup_dir(const char *path)
 		return false;
 	return !access(p, F_OK);
 }
+
+/* @comp is PREFIX-ID[.scope]: copy ID into @id. */
+static bool oci_component(const char *comp, const char *prefix, char *id, size_t len)
+{
+	size_t n = strlen(prefix), l;
+
+	if (strncmp(comp, prefix, n) || !comp[n] || !strncmp(comp + n, "conmon-", 7))
+		return false;
+	l = strlen(comp + n);
+	if (l > 6 && !strcmp(comp + n + l - 6, ".scope"))
+		l -= 6;
+	if (!l || l >= len)
+		return false;
+	memcpy(id, comp + n, l);
+	id[l] = '\0';
+	return true;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t l = strlen(s), n = strlen(suffix);
+
+	return l > n && !strcmp(s + l - n, suffix);
+}
+
+bool hcbs_cgroup_owner(const char *path, struct hcbs_owner *o)
+{
+	static const struct { const char *prefix, *engine; } oci[] = {
+		{ "libpod-", "podman" }, { "crio-", "cri-o" },
+		{ "cri-containerd-", "containerd" }, { "docker-", "docker" },
+	};
+	char buf[PATH_MAX], *comp[128];
+	int n = 0;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *save = NULL, *t = strtok_r(buf, "/", &save); t && n < 128;
+	     t = strtok_r(NULL, "/", &save))
+		comp[n++] = t;
+	for (int i = n - 1; i >= 0; i--) {
+		const char *c = comp[i];
+
+		if (!strncmp(c, "lxc.payload.", 12) && c[12]) {
+			snprintf(o->kind, sizeof(o->kind), "lxc");
+			snprintf(o->name, sizeof(o->name), "%s", c + 12);
+			return true;
+		}
+		if (i > 0 && !strcmp(comp[i - 1], "lxc")) {
+			snprintf(o->kind, sizeof(o->kind), "lxc");
+			snprintf(o->name, sizeof(o->name), "%s", c);
+			return true;
+		}
+		for (size_t k = 0; k < sizeof(oci) / sizeof(oci[0]); k++) {
+			if (oci_component(c, oci[k].prefix, o->name, sizeof(o->name))) {
+				snprintf(o->kind, sizeof(o->kind), "oci");
+				snprintf(o->engine, sizeof(o->engine), "%s", oci[k].engine);
+				return true;
+			}
+		}
+	}
+	/* A unit only when no container holds it (a container's init.scope). */
+	for (int i = n - 1; i >= 0; i--) {
+		if (ends_with(comp[i], ".service") || ends_with(comp[i], ".scope")) {
+			snprintf(o->kind, sizeof(o->kind), "systemd");
+			snprintf(o->name, sizeof(o->name), "%s", comp[i]);
+			return true;
+		}
+	}
+	return false;
+}

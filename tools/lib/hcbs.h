@@ -211,6 +211,23 @@ int hcbs_cgroup_mount(const char *path, int version, char *mnt, size_t mlen,
 /* Is @path a cgroup directory (v1 or v2: it has cgroup.procs)? */
 bool hcbs_is_cgroup_dir(const char *path);
 
+/* Who a cgroup belongs to, as far as its path tells. */
+struct hcbs_owner {
+	char kind[16];		/* "lxc", "oci", "systemd", or "" (unknown) */
+	char engine[16];	/* oci: "podman", "cri-o", "containerd", "docker" */
+	char name[256];		/* container name or id, or unit name */
+};
+
+/*
+ * The owner of the cgroup at @path, from the innermost component that
+ * names one: lxc.payload.NAME (and NAME below an "lxc" directory, cgroup
+ * v1) for LXC; libpod-ID, crio-ID, cri-containerd-ID, docker-ID (with or
+ * without ".scope", conmon cgroups excluded) for OCI engines; else the
+ * innermost ".service" or ".scope" unit for systemd.  Returns true if one
+ * was found.
+ */
+bool hcbs_cgroup_owner(const char *path, struct hcbs_owner *o);
+
 /*
  * Keep liblxc from printing its own log lines on stderr (callers print
  * one line of their own).  Idempotent; a no-op without liblxc.
