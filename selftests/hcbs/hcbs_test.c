@@ -531,7 +531,8 @@ int hcbs_dl_bw(long long *total, long long *groups, int max_cpus)
 	int cpu = -1, found = 0;
 	FILE *f;
 
-	*groups = -1;
+	for (int i = 0; i < max_cpus; i++)
+		groups[i] = -1;
 	if (!path)
 		return -ENOENT;
 	f = fopen(path, "re");
@@ -553,7 +554,7 @@ int hcbs_dl_bw(long long *total, long long *groups, int max_cpus)
 		}
 		p = strstr(line, ".rt_groups_bw");
 		if (p && (p = strchr(p, ':')))
-			sscanf(p + 1, "%lld", groups);
+			sscanf(p + 1, "%lld", &groups[cpu]);
 	}
 	fclose(f);
 	return found ? found : -ENOENT;
@@ -561,17 +562,18 @@ int hcbs_dl_bw(long long *total, long long *groups, int max_cpus)
 
 /*
  * The bandwidth reserved in each CPU's root domain: its total_bw plus, on
- * an HCBS kernel, what the RT groups reserve on each of its CPUs, counted
- * once per online CPU (the guest has one root domain).
+ * an HCBS kernel, what the RT groups reserve on the CPUs listed (the
+ * online ones; the guest has one root domain).
  */
 int hcbs_dl_total_bw(long long *bw, int max_cpus)
 {
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	long long groups;
-	int n = hcbs_dl_bw(bw, &groups, max_cpus);
+	long long groups[HCBS_MAX_CPUS], sum = 0;
+	int n = hcbs_dl_bw(bw, groups, max_cpus < HCBS_MAX_CPUS ? max_cpus : HCBS_MAX_CPUS);
 
-	for (int cpu = 0; cpu < n && groups > 0; cpu++)
-		bw[cpu] += groups * (ncpus > 0 ? ncpus : 1);
+	for (int cpu = 0; cpu < n; cpu++)
+		sum += groups[cpu] > 0 ? groups[cpu] : 0;
+	for (int cpu = 0; cpu < n; cpu++)
+		bw[cpu] += sum;
 	return n;
 }
 

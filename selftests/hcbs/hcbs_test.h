@@ -137,8 +137,8 @@ int hcbs_dl_total_bw(long long *bw, int max_cpus);
 
 /*
  * The two parts of hcbs_dl_total_bw(): each CPU's .dl_bw->total_bw into
- * @total, and the RT groups' per-CPU reservation (.rt_groups_bw) into
- * *@groups (-1 if the kernel has none).  Returns the CPUs found or -errno.
+ * @total, and what the RT groups reserve on each CPU (.rt_groups_bw) into
+ * @groups (-1 if the kernel has none).  Returns the CPUs found or -errno.
  */
 int hcbs_dl_bw(long long *total, long long *groups, int max_cpus);
 

@@ -398,15 +398,19 @@ static void fmt_max(const struct group *g, char *out, size_t len)
  */
 static void check_bw(void)
 {
-	long long total[MAXCPUS], groups, want = st.groups_bw0 + (long long)children_bw(-1);
+	long long total[MAXCPUS], groups[MAXCPUS];
+	long long want = st.groups_bw0 + (long long)children_bw(-1);
 	uint64_t end = hcbs_now_ns() + 3 * HCBS_NSEC_PER_SEC;
 	int n, bad;
 
 	for (;;) {
-		n = hcbs_dl_bw(total, &groups, MAXCPUS);
+		n = hcbs_dl_bw(total, groups, MAXCPUS);
 		if (n < 0)
 			STRESS_FAIL("cannot read /sys/kernel/debug/sched/debug: %s", errname(n));
-		bad = groups != want ? MAXCPUS : -1;
+		bad = -1;
+		for (int cpu = 0; cpu < n && bad < 0; cpu++)
+			if (groups[cpu] != want)
+				bad = MAXCPUS + cpu;
 		for (int cpu = 0; cpu < n && bad < 0; cpu++)
 			if (total[cpu] != st.total_bw0[cpu])
 				bad = cpu;
@@ -415,9 +419,10 @@ static void check_bw(void)
 		hcbs_sleep_ms(50);
 	}
 	st.c[C_BWCHECK]++;
-	if (bad == MAXCPUS)
-		STRESS_FAIL("rt_groups_bw is %lld, the groups reserve %lld (%lld at setup + %" PRIu64 " in the test's groups)",
-			    groups, want, st.groups_bw0, children_bw(-1));
+	if (bad >= MAXCPUS)
+		STRESS_FAIL("CPU %d: rt_groups_bw is %lld, the groups reserve %lld (%lld at setup + %" PRIu64 " in the test's groups)",
+			    bad - MAXCPUS, groups[bad - MAXCPUS], want, st.groups_bw0,
+			    children_bw(-1));
 	if (bad >= 0)
 		STRESS_FAIL("CPU %d: dl_bw->total_bw %lld, %lld at setup (the test has no deadline task)",
 			    bad, total[bad], st.total_bw0[bad]);
@@ -1763,9 +1768,19 @@ TEST_F_TIMEOUT(stress, migration, 360)
 		  st.seed, st.seed, secs, NWORKERS, st.stall_ns / 1e9,
 		  st.slow ? " (TCG)" : "");
 
-	n = hcbs_dl_bw(st.total_bw0, &st.groups_bw0, MAXCPUS);
-	ASSERT_LT(0, n) TH_LOG("no dl_bw->total_bw in /sys/kernel/debug/sched/debug: %s",
-			       errname(n));
+	{
+		long long groups[MAXCPUS];
+
+		n = hcbs_dl_bw(st.total_bw0, groups, MAXCPUS);
+		ASSERT_LT(0, n) TH_LOG("no dl_bw->total_bw in /sys/kernel/debug/sched/debug: %s",
+				       errname(n));
+		/* The test's groups have no cpuset: the same on every CPU. */
+		st.groups_bw0 = groups[0];
+		for (int cpu = 1; cpu < n; cpu++) {
+			ASSERT_EQ(st.groups_bw0, groups[cpu])
+				TH_LOG("rt_groups_bw differs between CPU 0 and CPU %d at setup", cpu);
+		}
+	}
 	ASSERT_LE(0, st.groups_bw0) TH_LOG("no rt_groups_bw in /sys/kernel/debug/sched/debug");
 	hcbs_note("at setup: rt_groups_bw %lld, CPU 0 dl_bw->total_bw %lld", st.groups_bw0,
 		  st.total_bw0[0]);
@@ -1952,17 +1967,24 @@ TEST_F_TIMEOUT(stress, migration, 360)
 	for (int i = 0; i < NGROUPS; i++)
 		st.g[i].live = false;
 	{
-		long long total[MAXCPUS], groups = -1, b0 = 0, b1 = 0;
+		long long total[MAXCPUS], groups[MAXCPUS], b0 = 0, b1 = 0;
 		uint64_t until = hcbs_now_ns() + 5 * HCBS_NSEC_PER_SEC;
-		int cpu;
+		int cpu, n, off;
 
-		while (hcbs_dl_bw(total, &groups, MAXCPUS) > 0 && groups != st.groups_bw0 &&
-		       hcbs_now_ns() < until)
+		for (;;) {
+			n = hcbs_dl_bw(total, groups, MAXCPUS);
+			for (off = 0; off < n && groups[off] == st.groups_bw0; off++)
+				;
+			if (n <= 0 || off == n || hcbs_now_ns() >= until)
+				break;
 			hcbs_sleep_ms(50);
-		hcbs_note("after removing the groups: rt_groups_bw %lld (%lld at setup)", groups,
-			  st.groups_bw0);
-		EXPECT_EQ(st.groups_bw0, groups) TH_LOG("rt_groups_bw %lld after the groups were removed, %lld at setup",
-							  groups, st.groups_bw0);
+		}
+		off = off < n ? off : 0;
+		hcbs_note("after removing the groups: rt_groups_bw %lld on CPU %d (%lld at setup)",
+			  groups[off], off, st.groups_bw0);
+		EXPECT_EQ(st.groups_bw0, groups[off])
+			TH_LOG("rt_groups_bw %lld on CPU %d after the groups were removed, %lld at setup",
+			       groups[off], off, st.groups_bw0);
 		cpu = hcbs_env_bw_leak(&self->env, 5000, &b0, &b1);
 		EXPECT_EQ(-1, cpu) TH_LOG("CPU %d: dl_bw->total_bw %lld at setup, %lld after the run",
 					  cpu, b0, b1);

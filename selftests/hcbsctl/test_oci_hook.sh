@@ -101,6 +101,9 @@ echo "# container good: pid ${HOG_PID:-none}, cgroup $CG: $(cat "$CG/cpu.rt.max"
 ok $? "the container's cgroup has cpu.rt.max '8000 18000'"
 run 0 "$HCBSCTL" get "$CG" && grep -q "^$CG: 8ms/18ms" "$OUT"
 ok $? "hcbsctl get CGROUP-PATH: $(head -1 "$OUT")"
+run 0 "$HCBSCTL" --json --cgroup /sys/fs/cgroup list &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=[x for x in d["cgroups"] if x["cgroup"]==sys.argv[2]]; sys.exit(not (c and c[0]["owner"] and c[0]["owner"]["kind"]=="oci" and c[0]["owner"]["engine"]=="podman" and c[0]["reservation"]["runtime_us"]==8000))' "$OUT" "$CG"
+ok $? "hcbsctl list shows the container's cgroup, owner oci podman: $(grep -A3 "\"$CG\"" "$OUT" | tr -d '\n' | head -c 200)"
 for _ in $(seq 50); do
 	[ "$(awk '{print $41}' "/proc/$HOG_PID/stat" 2>/dev/null)" = 1 ] && break
 	sleep 0.1

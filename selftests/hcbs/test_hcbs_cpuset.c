@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HCBS and cpusets: a group reserves its bandwidth only on the CPUs of its
+ * cpuset (cpu.rt.cpus shows them), so that containers pinned to disjoint
+ * CPUs each get what a CPU has free; admission is CPU by CPU, within the
+ * root and within a reserved parent; a write of cpuset.cpus that would
+ * overbook a CPU is refused with EBUSY and changes nothing; SCHED_DEADLINE
+ * admission counts what the groups reserve on each CPU, no more.
+ *
+ * The guest has 2 CPUs: CPU 0 (where the test's control thread runs) and
+ * CPU 1.  Shares are measured with a tolerance of 0.02 of a CPU: the
+ * kernel enforces them to within 0.001 (test_hcbs_accuracy), the margin
+ * is for an emulated guest (TCG) whose vCPUs the host preempts.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "hcbs_ksft.h"
+
+#define PATHLEN 512
+#define TOL_SHARE 0.02		/* of a CPU; see the top of the file */
+/* Fixed-point rounding of a ratio (to_ratio()) is below 2^-20 per group. */
+#define TOL_BW 4
+
+static const char *errname(int err)
+{
+	switch (err) {
+	case 0: return "success";
+	case -EBUSY: return "EBUSY";
+	case -ENOSPC: return "ENOSPC";
+	case -EINVAL: return "EINVAL";
+	default: return strerror(err < 0 ? -err : err);
+	}
+}
+
+/*
+ * Write cpuset.cpus; an empty list as "\n", since a write of no bytes
+ * never reaches the kernel's handler.
+ */
+static int write_cpus(const char *cg, const char *cpus)
+{
+	return hcbs_cg_write(cg, "cpuset.cpus", "%s\n", cpus);
+}
+
+FIXTURE(cpuset) {
+	struct hcbs_env env;
+	bool root_cpuset_enabled;	/* we wrote +cpuset at the root */
+	double free_bw;			/* per CPU, for groups, at setup */
+};
+
+FIXTURE_SETUP(cpuset)
+{
+	const char *root = hcbs_cg_root();
+	int err;
+
+	HCBS_ENV_SETUP(&self->env, "cpuset");
+	if (!hcbs_cg_has_word(root, "cgroup.controllers", "cpuset"))
+		SKIP(return, "no cpuset controller on cgroup v2 (CONFIG_CPUSETS)");
+	if (!hcbs_cg_has_word(root, "cgroup.subtree_control", "cpuset")) {
+		err = hcbs_cg_write(root, "cgroup.subtree_control", "+cpuset");
+		ASSERT_EQ(0, err) TH_LOG("+cpuset at the root: %s", errname(err));
+		self->root_cpuset_enabled = true;
+	}
+	err = hcbs_cg_write(self->env.top, "cgroup.subtree_control", "+cpuset");
+	ASSERT_EQ(0, err) TH_LOG("+cpuset in %s: %s", self->env.top, errname(err));
+	self->free_bw = hcbs_env_free_bw(&self->env);
+	ASSERT_LT(0.0, self->free_bw) TH_LOG("no debugfs sched/debug to read the free bandwidth");
+	hcbs_note("free per CPU for groups at setup: %.4f", self->free_bw);
+}
+
+FIXTURE_TEARDOWN_PARENT(cpuset)
+{
+	HCBS_ENV_TEARDOWN(&self->env);
+	if (self->root_cpuset_enabled)
+		hcbs_cg_write(hcbs_cg_root(), "cgroup.subtree_control", "-cpuset");
+}
+
+/* A group @name with cpuset.cpus = @cpus, then cpu.rt.max = @q/@p µs. */
+static void group_on(struct __test_metadata *_metadata, struct hcbs_env *env,
+		     const char *name, const char *cpus, long long q, long long p,
+		     char *out)
+{
+	int err;
+
+	hcbs_group(_metadata, env, name, 0, 0, out, PATHLEN);
+	err = hcbs_cg_write(out, "cpuset.cpus", "%s", cpus);
+	ASSERT_EQ(0, err) TH_LOG("%s: cpuset.cpus = %s: %s", name, cpus, errname(err));
+	if (q || p) {
+		err = hcbs_set_rt_max(out, q, p);
+		ASSERT_EQ(0, err) TH_LOG("%s on CPUs %s: cpu.rt.max = %lld %lld: %s",
+					 name, cpus, q, p, errname(err));
+	}
+}
+
+static void expect_file(struct __test_metadata *_metadata, const char *cg,
+			const char *file, const char *want)
+{
+	char buf[256];
+	int err = hcbs_cg_read(cg, file, buf, sizeof(buf));
+
+	ASSERT_EQ(0, err) TH_LOG("read %s/%s: %s", cg, file, errname(err));
+	EXPECT_STREQ(want, buf) TH_LOG("%s/%s", cg, file);
+}
+
+/* cpu.rt.max = @q/@p µs must fail with @want and change nothing. */
+static void expect_rt_max_fails(struct __test_metadata *_metadata,
+				const char *cg, long long q, long long p, int want)
+{
+	char before[128];
+	int err;
+
+	ASSERT_EQ(0, hcbs_cg_read(cg, "cpu.rt.max", before, sizeof(before)));
+	err = hcbs_set_rt_max(cg, q, p);
+	hcbs_note("%s: cpu.rt.max = %lld %lld: %s (expected %s)", strrchr(cg, '/') + 1,
+		  q, p, errname(err), errname(want));
+	EXPECT_EQ(-want, err);
+	expect_file(_metadata, cg, "cpu.rt.max", before);
+}
+
+/*
+ * cpuset.cpus = @cpus must fail with @want and change nothing: neither
+ * the cpuset nor the CPUs of the reservation nor what any CPU reserves.
+ */
+static void expect_cpus_fails(struct __test_metadata *_metadata, const char *cg,
+			      const char *cpus, int want)
+{
+	long long t0[HCBS_MAX_CPUS], g0[HCBS_MAX_CPUS];
+	long long t1[HCBS_MAX_CPUS], g1[HCBS_MAX_CPUS];
+	char set[128], rt[128];
+	int err, n;
+
+	ASSERT_EQ(0, hcbs_cg_read(cg, "cpuset.cpus", set, sizeof(set)));
+	ASSERT_EQ(0, hcbs_cg_read(cg, "cpu.rt.cpus", rt, sizeof(rt)));
+	n = hcbs_dl_bw(t0, g0, HCBS_MAX_CPUS);
+	ASSERT_LT(0, n);
+	err = write_cpus(cg, cpus);
+	hcbs_note("%s: cpuset.cpus = '%s': %s (expected %s)", strrchr(cg, '/') + 1,
+		  cpus, errname(err), errname(want));
+	EXPECT_EQ(-want, err);
+	expect_file(_metadata, cg, "cpuset.cpus", set);
+	expect_file(_metadata, cg, "cpu.rt.cpus", rt);
+	ASSERT_EQ(n, hcbs_dl_bw(t1, g1, HCBS_MAX_CPUS));
+	for (int cpu = 0; cpu < n; cpu++) {
+		EXPECT_EQ(g0[cpu], g1[cpu])
+			TH_LOG("CPU %d: rt_groups_bw changed by a refused write", cpu);
+	}
+}
+
+/* What the groups reserve on each CPU must be @want[cpu] (a fraction). */
+static void expect_groups_bw(struct __test_metadata *_metadata,
+			     const double *want, int nr)
+{
+	long long total[HCBS_MAX_CPUS], groups[HCBS_MAX_CPUS];
+	int n = hcbs_dl_bw(total, groups, HCBS_MAX_CPUS);
+
+	ASSERT_LE(nr, n) TH_LOG("debugfs lists %d CPUs", n);
+	for (int cpu = 0; cpu < nr; cpu++) {
+		long long w = (long long)(want[cpu] * HCBS_BW_UNIT);
+
+		hcbs_note("CPU %d: the groups reserve %.4f (expected %.4f)", cpu,
+			  (double)groups[cpu] / HCBS_BW_UNIT, want[cpu]);
+		EXPECT_TRUE(llabs(groups[cpu] - w) <= TOL_BW)
+			TH_LOG("CPU %d: rt_groups_bw %lld, expected %lld", cpu, groups[cpu], w);
+	}
+}
+
+/*
+ * Two groups pinned to different CPUs each reserve 0.6 there: together
+ * more than a CPU has free, so without cpusets the second would be
+ * refused.  Each gets its share on its own CPU, and a deadline task sees
+ * 0.6 + 0.6 reserved in the root domain, not 0.6 on both CPUs twice.
+ */
+TEST_F_TIMEOUT(cpuset, disjoint_groups, 120)
+{
+	double g = hcbs_rt_global_bw(), fair = hcbs_fair_server_bw(0);
+	double want[2] = { 0.6, 0.6 }, share[2], dl_free;
+	char a[PATHLEN], b[PATHLEN], c[PATHLEN];
+	struct hcbs_hog_spec spec = {
+		.cpu = -1, .policy = SCHED_OTHER, .sleeper = true,
+	};
+	struct hcbs_hog *ha, *hb, *dl;
+	const char *step = "";
+	pid_t pids[2];
+	int err;
+
+	ASSERT_LE(0.6, self->free_bw);
+	ASSERT_LT(self->free_bw, 1.2) TH_LOG("two 0.6 groups would fit on one CPU here");
+
+	group_on(_metadata, &self->env, "a", "0", 60000, 100000, a);
+	group_on(_metadata, &self->env, "b", "1", 60000, 100000, b);
+	expect_file(_metadata, a, "cpu.rt.cpus", "0");
+	expect_file(_metadata, b, "cpu.rt.cpus", "1");
+	expect_groups_bw(_metadata, want, 2);
+
+	/* Unpinned hogs: the cpuset keeps each on its group's CPU. */
+	ha = hcbs_hog(_metadata, &self->env, a, -1, SCHED_FIFO, HCBS_PRIO_GROUP);
+	hb = hcbs_hog(_metadata, &self->env, b, -1, SCHED_FIFO, HCBS_PRIO_GROUP);
+	hcbs_sleep_ms(200);
+	pids[0] = ha->pid;
+	pids[1] = hb->pid;
+	ASSERT_EQ(0, hcbs_measure_shares(pids, 2, hcbs_window_ms(3000), share));
+	hcbs_check_share(_metadata, "group a 60/100 on CPU 0", share[0], 0.6, TOL_SHARE);
+	hcbs_check_share(_metadata, "group b 60/100 on CPU 1", share[1], 0.6, TOL_SHARE);
+
+	/* The root domain: m * (g - fair) less 1.2 free for deadline tasks. */
+	dl_free = 2 * (g - fair) - 1.2;
+	hcbs_note("free for SCHED_DEADLINE in the root domain: %.4f", dl_free);
+	ASSERT_LT(0.1, dl_free);
+	ASSERT_GT(0.95, dl_free);
+	dl = hcbs_env_hog(&self->env, &spec, &err, &step);
+	ASSERT_NE(NULL, dl) TH_LOG("sleeper: %s: %s", step, errname(err));
+	err = hcbs_set_deadline(dl->pid, (uint64_t)((dl_free + 0.03) * 100) * HCBS_NSEC_PER_MSEC,
+				100 * HCBS_NSEC_PER_MSEC, 100 * HCBS_NSEC_PER_MSEC);
+	hcbs_note("deadline task of %.2f: %s (expected EBUSY)", dl_free + 0.03, errname(err));
+	EXPECT_EQ(-EBUSY, err);
+	err = hcbs_set_deadline(dl->pid, (uint64_t)((dl_free - 0.03) * 100) * HCBS_NSEC_PER_MSEC,
+				100 * HCBS_NSEC_PER_MSEC, 100 * HCBS_NSEC_PER_MSEC);
+	hcbs_note("deadline task of %.2f: %s (expected success)", dl_free - 0.03, errname(err));
+	EXPECT_EQ(0, err);
+	/*
+	 * With it admitted, a group that fits on its CPU (0.7 of CPU 0) no
+	 * longer fits in the root domain.
+	 */
+	group_on(_metadata, &self->env, "c", "0", 0, 0, c);
+	expect_rt_max_fails(_metadata, c, 10000, 100000, EBUSY);
+	/*
+	 * Once the task is gone it fits again; its bandwidth is released at
+	 * its 0-lag time, up to a period (100 ms) after it dies.
+	 */
+	hcbs_hog_stop(dl);
+	for (int i = 0; i < 40 && (err = hcbs_set_rt_max(c, 10000, 100000)) == -EBUSY; i++)
+		hcbs_sleep_ms(50);
+	EXPECT_EQ(0, err) TH_LOG("c: 10000 100000 after the deadline task left: %s",
+				 errname(err));
+}
+
+/*
+ * Overlapping cpusets: admission per CPU, and a cpuset change that would
+ * overbook a CPU is refused with EBUSY; one that fits is made, and the
+ * reservation follows it.
+ */
+TEST_F(cpuset, overlap_refused)
+{
+	char a[PATHLEN], b[PATHLEN];
+	double want1[2] = { 0.6, 0.6 }, want2[2] = { 0.8, 0.2 };
+	double want3[2] = { 0.6, 0.2 };
+
+	group_on(_metadata, &self->env, "a", "0", 60000, 100000, a);
+	group_on(_metadata, &self->env, "b", "0-1", 0, 0, b);
+	expect_file(_metadata, b, "cpu.rt.cpus", "0-1");
+	/* 0.6 + 0.6 on CPU 0 */
+	expect_rt_max_fails(_metadata, b, 60000, 100000, EBUSY);
+	ASSERT_EQ(0, hcbs_cg_write(b, "cpuset.cpus", "1"));
+	expect_file(_metadata, b, "cpu.rt.cpus", "1");
+	ASSERT_EQ(0, hcbs_set_rt_max(b, 60000, 100000));
+	expect_groups_bw(_metadata, want1, 2);
+
+	/* Growing either onto the other's CPU overbooks it. */
+	expect_cpus_fails(_metadata, b, "0-1", EBUSY);
+	expect_cpus_fails(_metadata, a, "1", EBUSY);
+	expect_cpus_fails(_metadata, a, "0-1", EBUSY);
+	/* An empty cpuset.cpus takes the parent's CPUs: both. */
+	expect_cpus_fails(_metadata, b, "", EBUSY);
+
+	/* Smaller, b fits on both CPUs. */
+	ASSERT_EQ(0, hcbs_set_rt_max(b, 20000, 100000));
+	ASSERT_EQ(0, hcbs_cg_write(b, "cpuset.cpus", "0-1"));
+	expect_file(_metadata, b, "cpu.rt.cpus", "0-1");
+	expect_groups_bw(_metadata, want2, 2);
+	/* ... but no longer grows back. */
+	expect_rt_max_fails(_metadata, b, 60000, 100000, EBUSY);
+
+	/* Shrinking always fits; then a moves next to b, 0.8 on CPU 1. */
+	ASSERT_EQ(0, hcbs_cg_write(b, "cpuset.cpus", "1"));
+	expect_groups_bw(_metadata, want3, 2);
+	ASSERT_EQ(0, hcbs_cg_write(a, "cpuset.cpus", "1"));
+	expect_file(_metadata, a, "cpu.rt.cpus", "1");
+	want3[0] = 0;
+	want3[1] = 0.8;
+	expect_groups_bw(_metadata, want3, 2);
+}
+
+/*
+ * Inside a reserved parent on both CPUs, children on different CPUs may
+ * each have all of it; one on both CPUs may not, and the parent cannot
+ * shrink below what any CPU's children hold.
+ */
+TEST_F(cpuset, nested_per_cpu)
+{
+	char p[PATHLEN], c1[PATHLEN], c2[PATHLEN], c3[PATHLEN];
+	double want[2] = { 0.6, 0.6 };
+	long long runtime = -1;
+	int err;
+
+	group_on(_metadata, &self->env, "p", "0-1", 60000, 100000, p);
+	err = hcbs_cg_write(p, "cgroup.subtree_control", "+cpu +cpuset");
+	ASSERT_EQ(0, err) TH_LOG("+cpu +cpuset in p: %s", errname(err));
+	ASSERT_EQ(0, hcbs_cg_path(c1, PATHLEN, p, "c1"));
+	ASSERT_EQ(0, hcbs_cg_path(c2, PATHLEN, p, "c2"));
+	ASSERT_EQ(0, hcbs_cg_path(c3, PATHLEN, p, "c3"));
+	ASSERT_EQ(0, hcbs_cg_create(c1));
+	ASSERT_EQ(0, hcbs_cg_create(c2));
+	ASSERT_EQ(0, hcbs_cg_create(c3));
+	ASSERT_EQ(0, hcbs_cg_write(c1, "cpuset.cpus", "0"));
+	ASSERT_EQ(0, hcbs_cg_write(c2, "cpuset.cpus", "1"));
+	ASSERT_EQ(0, hcbs_set_rt_max(c1, 60000, 100000));
+	ASSERT_EQ(0, hcbs_set_rt_max(c2, 60000, 100000));
+	expect_file(_metadata, c1, "cpu.rt.cpus", "0");
+	expect_file(_metadata, c2, "cpu.rt.cpus", "1");
+	/* The parent is the one the root counts. */
+	expect_groups_bw(_metadata, want, 2);
+	/* Its children hold all of it on both CPUs: its own servers get none. */
+	ASSERT_EQ(0, hcbs_cg_read_key(p, "cpu.rt.stat", "runtime_usec", &runtime));
+	EXPECT_EQ(0, runtime);
+
+	expect_rt_max_fails(_metadata, c3, 10000, 100000, EBUSY);
+	expect_cpus_fails(_metadata, c2, "0-1", EBUSY);
+	expect_rt_max_fails(_metadata, p, 50000, 100000, EBUSY);
+
+	/* c2 leaves room on CPU 1 only: c3 fits there, not on CPU 0. */
+	ASSERT_EQ(0, hcbs_set_rt_max(c2, 40000, 100000));
+	ASSERT_EQ(0, hcbs_cg_write(c3, "cpuset.cpus", "1"));
+	ASSERT_EQ(0, hcbs_set_rt_max(c3, 20000, 100000));
+	expect_cpus_fails(_metadata, c3, "0", EBUSY);
+}
+
+/* ------------------------------------------------ random cpuset and cpu.rt.max writes */
+/*
+ * A seeded random sequence of cpuset.cpus and cpu.rt.max writes on four
+ * groups, three of them with a FIFO hog running (unpinned: the cpuset
+ * moves it), checked against a model of the kernel's admission in its
+ * own fixed point: every write must succeed or fail with EBUSY exactly
+ * as the model says, and after every write each group's cpu.rt.cpus and
+ * every CPU's rt_groups_bw must be the model's.
+ *
+ *   a, b: top-level, a hog each      c: top-level, +cpu +cpuset, no task
+ *   n: below c, a hog
+ */
+#define RW_SHIFT	20	/* BW_SHIFT */
+#define RW_GROUPS	4
+#define RW_CPUS		2
+enum { RW_A, RW_B, RW_C, RW_N };
+
+struct rw_group {
+	const char *name;
+	int parent;		/* -1: the test's top group */
+	char path[PATHLEN];
+	char cpus[8];		/* cpuset.cpus as written: "", "0", "1", "0-1" */
+	long long q, p;		/* µs; q < 0: max */
+};
+
+struct rw_model {
+	struct rw_group g[RW_GROUPS];
+	uint64_t global;		/* to_ratio() of the sysctls */
+	uint64_t fair[RW_CPUS];		/* each CPU's fair server */
+	long long base[RW_CPUS];	/* rt_groups_bw at setup */
+	uint64_t rnd;
+};
+
+static uint64_t rw_ratio(uint64_t period, uint64_t runtime)
+{
+	return (runtime << RW_SHIFT) / period;
+}
+
+static uint64_t rw_next(struct rw_model *m)
+{
+	m->rnd ^= m->rnd << 13;
+	m->rnd ^= m->rnd >> 7;
+	m->rnd ^= m->rnd << 17;
+	return m->rnd;
+}
+
+/* The CPUs (bit mask) of group @i's reservation: cpuset.cpus within the parent's. */
+static unsigned int rw_mask(const struct rw_model *m, int i)
+{
+	unsigned int parent = m->g[i].parent < 0 ? 3 : rw_mask(m, m->g[i].parent);
+	const char *c = m->g[i].cpus;
+	unsigned int own = !*c ? 0 : !strcmp(c, "0") ? 1 : !strcmp(c, "1") ? 2 : 3;
+
+	return (own & parent) ? (own & parent) : parent;
+}
+
+static bool rw_reserved(const struct rw_model *m, int i)
+{
+	return m->g[i].q >= 0;
+}
+
+static uint64_t rw_bw(const struct rw_model *m, int i)
+{
+	return rw_ratio((uint64_t)m->g[i].p * 1000, (uint64_t)m->g[i].q * 1000);
+}
+
+/* Nearest reserved ancestor of @i, -1 for the root. */
+static int rw_reserved_parent(const struct rw_model *m, int i)
+{
+	for (i = m->g[i].parent; i >= 0; i = m->g[i].parent)
+		if (rw_reserved(m, i))
+			return i;
+	return -1;
+}
+
+/* What the reserved groups nearest below @r (-1: the root) hold on @cpu. */
+static uint64_t rw_children(const struct rw_model *m, int r, int cpu)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < RW_GROUPS; i++)
+		if (rw_reserved(m, i) && rw_reserved_parent(m, i) == r &&
+		    (rw_mask(m, i) & (1u << cpu)))
+			sum += rw_bw(m, i);
+	return sum;
+}
+
+/* Is the state @m admissible?  (No group's own servers starve here: c has no task.) */
+static bool rw_fits(const struct rw_model *m)
+{
+	for (int cpu = 0; cpu < RW_CPUS; cpu++) {
+		if ((long long)rw_children(m, -1, cpu) + m->base[cpu] + (long long)m->fair[cpu] >
+		    (long long)m->global)
+			return false;
+		for (int i = 0; i < RW_GROUPS; i++) {
+			if (!rw_reserved(m, i))
+				continue;
+			if (rw_bw(m, i) > m->global || rw_children(m, i, cpu) > rw_bw(m, i))
+				return false;
+		}
+	}
+	return true;
+}
+
+static void rw_mask_str(unsigned int mask, char *out, size_t len)
+{
+	snprintf(out, len, "%s", mask == 1 ? "0" : mask == 2 ? "1" : "0-1");
+}
+
+/* Check cpu.rt.cpus of every group and every CPU's rt_groups_bw. */
+static bool rw_check(struct __test_metadata *_metadata, const struct rw_model *m, int op)
+{
+	long long total[HCBS_MAX_CPUS], groups[HCBS_MAX_CPUS];
+	char want[8], got[64];
+	bool ok = true;
+
+	for (int i = 0; i < RW_GROUPS; i++) {
+		rw_mask_str(rw_mask(m, i), want, sizeof(want));
+		if (hcbs_cg_read(m->g[i].path, "cpu.rt.cpus", got, sizeof(got)) ||
+		    strcmp(want, got)) {
+			ok = false;
+			TH_LOG("op %d: %s/cpu.rt.cpus is '%s', the model says '%s'", op,
+			       m->g[i].name, got, want);
+		}
+	}
+	if (hcbs_dl_bw(total, groups, HCBS_MAX_CPUS) < RW_CPUS)
+		return false;
+	for (int cpu = 0; cpu < RW_CPUS; cpu++) {
+		long long w = m->base[cpu] + (long long)rw_children(m, -1, cpu);
+
+		if (groups[cpu] != w) {
+			ok = false;
+			TH_LOG("op %d: CPU %d: rt_groups_bw %lld, the model says %lld", op, cpu,
+			       groups[cpu], w);
+		}
+	}
+	return ok;
+}
+
+static const char *const rw_cpusets[] = { "", "0", "1", "0-1" };
+
+TEST_F_TIMEOUT(cpuset, random_writes, 300)
+{
+	const char *env_ops = getenv("HCBS_CPUSET_OPS"), *env_seed = getenv("HCBS_CPUSET_SEED");
+	long long q0[RW_GROUPS] = { 20000, 20000, 40000, 10000 };
+	int ops = env_ops ? atoi(env_ops) : 400, refused = 0, busy = 0, done = 0;
+	struct rw_model m = {
+		.g = {
+			[RW_A] = { .name = "a", .parent = -1 },
+			[RW_B] = { .name = "b", .parent = -1 },
+			[RW_C] = { .name = "c", .parent = -1 },
+			[RW_N] = { .name = "n", .parent = RW_C },
+		},
+	};
+	long long total[HCBS_MAX_CPUS], groups[HCBS_MAX_CPUS], rt, pd;
+	uint64_t seed;
+	int err;
+
+	seed = env_seed ? strtoull(env_seed, NULL, 0) : (uint64_t)hcbs_now_ns();
+	m.rnd = seed | 1;
+	hcbs_note("seed %llu (reproduce: HCBS_CPUSET_SEED=%llu), %d writes",
+		  (unsigned long long)seed, (unsigned long long)seed, ops);
+	m.global = rw_ratio(1000000000ULL, (uint64_t)(hcbs_rt_global_bw() * 1e9 + 0.5));
+	for (int cpu = 0; cpu < RW_CPUS; cpu++) {
+		hcbs_fair_server(cpu, &rt, &pd);
+		m.fair[cpu] = rw_ratio((uint64_t)pd, (uint64_t)rt);
+	}
+	ASSERT_LE(RW_CPUS, hcbs_dl_bw(total, groups, HCBS_MAX_CPUS));
+	for (int cpu = 0; cpu < RW_CPUS; cpu++)
+		m.base[cpu] = groups[cpu];
+
+	for (int i = 0; i < RW_GROUPS; i++) {
+		struct rw_group *g = &m.g[i];
+
+		if (g->parent < 0)
+			hcbs_group(_metadata, &self->env, g->name, 0, 0, g->path, PATHLEN);
+		else
+			ASSERT_EQ(0, hcbs_cg_path(g->path, PATHLEN, m.g[g->parent].path, g->name));
+		if (g->parent >= 0)
+			ASSERT_EQ(0, hcbs_cg_create(g->path));
+		if (i == RW_C)
+			ASSERT_EQ(0, hcbs_cg_write(g->path, "cgroup.subtree_control", "+cpu +cpuset"));
+		g->p = 100000;
+		g->q = q0[i];
+		ASSERT_EQ(0, hcbs_set_rt_max(g->path, g->q, g->p));
+	}
+	for (int i = 0; i < RW_GROUPS; i++)
+		if (i != RW_C)
+			hcbs_hog(_metadata, &self->env, m.g[i].path, -1, SCHED_FIFO, HCBS_PRIO_GROUP);
+	ASSERT_TRUE(rw_check(_metadata, &m, 0));
+
+	for (int op = 1; op <= ops && !_metadata->exit_code; op++) {
+		int i = (int)(rw_next(&m) % RW_GROUPS);
+		struct rw_group *g = &m.g[i], old = *g;
+		bool fits;
+
+		if (rw_next(&m) % 2) {
+			const char *c = rw_cpusets[rw_next(&m) % 4];
+			int want;
+
+			snprintf(g->cpus, sizeof(g->cpus), "%s", c);
+			fits = rw_fits(&m);
+			/*
+			 * The cpuset controller: no change is no write; ours
+			 * comes next; then every group here is populated (a
+			 * hog, or n's in c), and a populated cpuset's CPUs
+			 * cannot be emptied (ENOSPC).
+			 */
+			if (!strcmp(c, old.cpus))
+				want = 0;
+			else if (!fits)
+				want = -EBUSY;
+			else if (!*c)
+				want = -ENOSPC;
+			else
+				want = 0;
+			err = write_cpus(g->path, c);
+			if (err)
+				*g = old;
+			EXPECT_EQ(want, err)
+				TH_LOG("op %d: %s/cpuset.cpus = '%s' (was '%s'): %s, the model says %s",
+				       op, g->name, c, old.cpus, errname(err), errname(want));
+		} else {
+			/*
+			 * 5..45 % in 5 % steps, or max for n only (its hog
+			 * then runs in c's reservation; a max a or b would
+			 * leave a root FIFO hog that starves the test).
+			 */
+			if (i == RW_N && rw_next(&m) % 4 == 0)
+				g->q = -1;
+			else
+				g->q = (long long)(1 + rw_next(&m) % 9) * 5000;
+			fits = rw_fits(&m);
+			err = hcbs_set_rt_max(g->path, g->q, g->p);
+			if (err)
+				*g = old;
+			EXPECT_EQ(fits ? 0 : -EBUSY, err)
+				TH_LOG("op %d: %s/cpu.rt.max = %lld %lld: %s, the model says %s", op,
+				       g->name, g->q, g->p, errname(err), fits ? "success" : "EBUSY");
+		}
+		refused += !!err;
+		busy += err == -EBUSY;
+		done++;
+		EXPECT_TRUE(rw_check(_metadata, &m, op));
+	}
+	hcbs_note("%d writes, %d refused as the model said, %d of them with EBUSY", done, refused,
+		  busy);
+	/* A run where nothing was refused, or everything, tested little. */
+	EXPECT_LT(done / 20, busy);
+	EXPECT_LT(refused, done - done / 20);
+}
+
+/* Without a cpuset of its own a group reserves on every CPU, as before. */
+TEST_F(cpuset, default_all_cpus)
+{
+	char g[PATHLEN], possible[64];
+	double want[2] = { 0.3, 0.3 };
+
+	ASSERT_EQ(0, hcbs_read_file("/sys/devices/system/cpu/possible", possible,
+				    sizeof(possible)));
+	hcbs_group(_metadata, &self->env, "g", 30000, 100000, g, sizeof(g));
+	expect_file(_metadata, g, "cpu.rt.cpus", possible);
+	expect_groups_bw(_metadata, want, 2);
+}
+
+HCBS_TEST_MAIN
