@@ -26,13 +26,14 @@
 /* Fixed-point rounding of a ratio (to_ratio()) is below 2^-20 per group. */
 #define TOL_BW 4
 
+/* An errno, negative or not, by name. */
 static const char *errname(int err)
 {
-	switch (err) {
+	switch (err < 0 ? -err : err) {
 	case 0: return "success";
-	case -EBUSY: return "EBUSY";
-	case -ENOSPC: return "ENOSPC";
-	case -EINVAL: return "EINVAL";
+	case EBUSY: return "EBUSY";
+	case ENOSPC: return "ENOSPC";
+	case EINVAL: return "EINVAL";
 	default: return strerror(err < 0 ? -err : err);
 	}
 }
