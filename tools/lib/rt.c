@@ -628,18 +628,27 @@ int hcbs_rt_cpus(const char *dir, int *cpus, int max)
 
 bool hcbs_rt_on_cpu(const char *dir, int cpu)
 {
-	int n = hcbs_rt_cpus(dir, NULL, 0), *cpus;
-	bool on = n < 0;	/* no cpu.rt.cpus: every CPU */
+	char path[PATH_MAX], *text = NULL;
+	bool on = true;	/* no cpu.rt.cpus: every CPU */
+	int n, *cpus;
 
-	if (n <= 0)
+	if (!join(path, sizeof(path), dir, "cpu.rt.cpus") ||
+	    hcbs_read_text(path, &text, NULL, 0))
 		return on;
-	cpus = calloc((size_t)n, sizeof(*cpus));
-	if (!cpus)
-		return true;	/* count it: never report room that is not there */
-	n = hcbs_rt_cpus(dir, cpus, n);
-	for (int i = 0; i < n && !on; i++)
-		on = cpus[i] == cpu;
+	/* One read: count, then list the CPUs of the same text. */
+	n = hcbs_parse_cpulist(text, NULL, 0);
+	cpus = n > 0 ? calloc((size_t)n, sizeof(*cpus)) : NULL;
+	if (cpus) {
+		n = hcbs_parse_cpulist(text, cpus, n);
+		on = false;
+		for (int i = 0; i < n && !on; i++)
+			on = cpus[i] == cpu;
+	} else if (!n) {
+		on = false;	/* an empty list: no CPU */
+	}
+	/* else malformed or no memory: count it, never report room that is not there */
 	free(cpus);
+	free(text);
 	return on;
 }
 
