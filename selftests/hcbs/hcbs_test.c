@@ -298,8 +298,18 @@ static bool cg_empty(const char *cg)
 
 static void cg_kill_all(const char *cg)
 {
+	struct sched_param sp = { 0 };
 	char buf[8192], *tok, *save = NULL;
 
+	/*
+	 * RT tasks first become SCHED_OTHER: killed inside a small
+	 * reservation, a task takes its exit's CPU time at the reservation's
+	 * pace (seconds under lockdep and TCG, for each one).
+	 */
+	if (!hcbs_cg_read(cg, "cgroup.threads", buf, sizeof(buf)))
+		for (tok = strtok_r(buf, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save))
+			sched_setscheduler(atoi(tok), SCHED_OTHER, &sp);
+	save = NULL;
 	if (!hcbs_cg_write(cg, "cgroup.kill", "1"))
 		return;
 	if (hcbs_cg_read(cg, "cgroup.procs", buf, sizeof(buf)))

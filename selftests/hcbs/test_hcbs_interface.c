@@ -4,9 +4,11 @@
  * cpu.rt_runtime_us / cpu.rt_period_us view of the same state,
  * cpu.rt.stat, every error (a failed write must change nothing),
  * admission along the hierarchy and against the global RT limit, groups
- * that forbid RT tasks, exact bandwidth accounting after churn, and the
- * server tracepoints.
+ * that forbid RT tasks, exact bandwidth accounting after churn, 128
+ * reserved groups at once, concurrent writers of the same groups, and
+ * the server tracepoints.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
@@ -18,6 +20,7 @@
 #include <linux/capability.h>
 #include <linux/sched.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -765,6 +768,331 @@ TEST_F_TIMEOUT(iface, no_leak, 120)
 	bad = hcbs_env_bw_leak(&self->env, 3000, &before, &after);
 	EXPECT_EQ(-1, bad) TH_LOG("CPU %d: total_bw %lld at start, %lld after destroying the groups",
 				  bad, before, after);
+}
+
+/* ------------------------------------------- many groups, many writers */
+/* The kernel's fixed point: to_ratio() of kernel/sched/core.c (BW_SHIFT 20). */
+static long long bw_ratio(long long period_us, long long runtime_us)
+{
+	return period_us ? (long long)(((unsigned long long)runtime_us << 20) / period_us) : 0;
+}
+
+/* "Q P" or "max P" of @cg as numbers; *@q = -1 for max. */
+static int read_rt_max(const char *cg, long long *q, long long *p)
+{
+	char buf[128], qs[32];
+	int err = hcbs_cg_read(cg, "cpu.rt.max", buf, sizeof(buf));
+
+	if (err)
+		return err;
+	if (sscanf(buf, "%31s %lld", qs, p) != 2)
+		return -EINVAL;
+	*q = strcmp(qs, "max") ? atoll(qs) : -1;
+	return 0;
+}
+
+/*
+ * rt_groups_bw of every CPU minus its value at @base: what the groups
+ * reserve now beyond the start.  The number of CPUs, or -errno.
+ */
+static int groups_bw_delta(const long long *base, long long *delta)
+{
+	long long total[HCBS_MAX_CPUS], groups[HCBS_MAX_CPUS];
+	int n = hcbs_dl_bw(total, groups, HCBS_MAX_CPUS);
+
+	for (int cpu = 0; cpu < n; cpu++)
+		delta[cpu] = groups[cpu] - base[cpu];
+	return n;
+}
+
+#define MANY_GROUPS	128
+#define MANY_PERIOD_US	200000
+
+/*
+ * A periodic RT task: 20 us of work every 250 ms; counts its jobs.  What a
+ * job costs its server is mostly the wakeup, the switches and the sleep:
+ * under TCG with lockdep about 0.7 ms (4 groups: 103 ms of cpu.rt.stat
+ * usage for 142 such jobs), hence the long period.
+ */
+static void __attribute__((noreturn)) many_task(volatile unsigned long *jobs)
+{
+	for (;;) {
+		uint64_t end = hcbs_now_ns() + 20000;
+
+		while (hcbs_now_ns() < end)
+			;
+		(*jobs)++;
+		hcbs_sleep_ms(250);
+	}
+}
+
+/*
+ * 128 reserved groups at once, each with a periodic FIFO task on either
+ * CPU: every reservation is admitted and counted once per CPU in
+ * rt_groups_bw, every group's task runs, and destroying them gives all
+ * the bandwidth back.  Reports the time of a cpu.rt.max write at that
+ * count (admission walks the groups).
+ */
+TEST_F_TIMEOUT(iface, many_groups, 240)
+{
+	long long base_total[HCBS_MAX_CPUS], base[HCBS_MAX_CPUS], delta[HCBS_MAX_CPUS];
+	long long q_us, want, before = 0, after = 0;
+	volatile unsigned long *jobs;	/* [ng]: jobs; [ng]: started */
+	pid_t pid[MANY_GROUPS] = { 0 };
+	char cg[MANY_GROUPS][PATHLEN];
+	uint64_t t0, write_ns = 0;
+	double free_bw;
+	int n, i, cpu, bad, starved = 0, ng = MANY_GROUPS;
+	const char *env = getenv("HCBS_MANY_GROUPS");
+
+	if (env && atoi(env) > 0 && atoi(env) < MANY_GROUPS)
+		ng = atoi(env);
+	if (!self->env.nr_bw)
+		SKIP(return, "no /sys/kernel/debug/sched/debug (CONFIG_SCHED_DEBUG, debugfs)");
+	ASSERT_LE(1, hcbs_dl_bw(base_total, base, HCBS_MAX_CPUS));
+	free_bw = hcbs_env_free_bw(&self->env);
+	/* 0.8 of what is free, shared by the groups */
+	q_us = (long long)(free_bw * 0.8 * MANY_PERIOD_US / ng);
+	q_us &= ~1LL;	/* even: halved below, it keeps the same share */
+	hcbs_note("%d groups of %lld us / %d us each (free per CPU: %.3f); a FIFO task in each: 20 us every 250 ms; pass: >= 10 of its 20 jobs in 5 s (TCG allowance)",
+		  ng, q_us, MANY_PERIOD_US, free_bw);
+	/* a job every 250 ms at up to ~0.7 ms each (TCG) */
+	ASSERT_LE(1000, q_us) TH_LOG("too little free bandwidth for %d groups", ng);
+	jobs = mmap(NULL, sizeof(*jobs) * (ng + 1), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, jobs);
+
+	for (i = 0; i < ng; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "m%03d", i);
+		ASSERT_EQ(0, hcbs_env_group(&self->env, name, cg[i], sizeof(cg[i])));
+		t0 = hcbs_now_ns();
+		ASSERT_EQ(0, hcbs_set_rt_max(cg[i], q_us, MANY_PERIOD_US))
+			TH_LOG("group %d of %d refused", i + 1, ng);
+		write_ns += hcbs_now_ns() - t0;
+	}
+	n = groups_bw_delta(base, delta);
+	want = ng * bw_ratio(MANY_PERIOD_US, q_us);
+	for (cpu = 0; cpu < n; cpu++) {
+		EXPECT_EQ(want, delta[cpu]) TH_LOG("CPU %d: the groups reserve %lld, expected %lld",
+						   cpu, delta[cpu], want);
+	}
+	hcbs_note("admission: %.0f us per cpu.rt.max write on average, %d groups",
+		  write_ns / 1e3 / ng, ng);
+
+	for (i = 0; i < ng; i++) {
+		pid[i] = fork();
+		ASSERT_LE(0, pid[i]);
+		if (!pid[i]) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (hcbs_pin_cpu(0, i % self->env.nr_cpus) || hcbs_cg_attach(cg[i], 0) ||
+			    hcbs_set_policy(0, SCHED_FIFO, 1 + i % 90))
+				_exit(3);
+			__atomic_add_fetch(&jobs[ng], 1, __ATOMIC_RELAXED);
+			many_task(&jobs[i]);
+		}
+	}
+	/* forks are slow under TCG: count jobs once every task is running */
+	t0 = hcbs_now_ns();
+	while (jobs[ng] < ng && hcbs_now_ns() - t0 < 60000000000ULL)
+		hcbs_sleep_ms(100);
+	ASSERT_EQ(ng, jobs[ng]) TH_LOG("only %lu of %d tasks started in 60 s",
+							 jobs[ng], ng);
+	for (i = 0; i < ng; i++)
+		jobs[i] = 0;
+	hcbs_sleep_ms(5000);
+	for (i = 0; i < ng; i++) {
+		int st;
+
+		/* a task that could not start exited 3: report it as such */
+		if (waitpid(pid[i], &st, WNOHANG) == pid[i]) {
+			pid[i] = 0;
+			EXPECT_TRUE(0) TH_LOG("task of group %d exited (status %d)", i, st);
+		} else if (jobs[i] < 10) {
+			starved++;
+			TH_LOG("group %d: %lu jobs in 5 s", i, jobs[i]);
+		}
+	}
+	for (i = 0; i < 3; i++) {
+		long long u = -1, np = -1, nt = -1;
+
+		hcbs_cg_read_key(cg[i], "cpu.rt.stat", "usage_usec", &u);
+		hcbs_cg_read_key(cg[i], "cpu.rt.stat", "nr_periods", &np);
+		hcbs_cg_read_key(cg[i], "cpu.rt.stat", "nr_throttled", &nt);
+		hcbs_note("group %d: %lu jobs in 5 s; cpu.rt.stat usage %lld us, %lld periods, %lld throttled",
+			  i, jobs[i], u, np, nt);
+	}
+	/*
+	 * 20 jobs each in 5 s; 10 is the allowance for TCG, where a job costs
+	 * its server far more than its 20 us (see many_task()).
+	 */
+	EXPECT_EQ(0, starved) TH_LOG("%d of %d groups' tasks barely ran", starved, ng);
+
+	hcbs_note("resize every group under its running task, then destroy them all");
+	for (i = 0; i < ng; i++)
+		EXPECT_EQ(0, hcbs_set_rt_max(cg[i], q_us / 2, MANY_PERIOD_US / 2));
+	want = ng * bw_ratio(MANY_PERIOD_US / 2, q_us / 2);
+	n = groups_bw_delta(base, delta);
+	for (cpu = 0; cpu < n; cpu++) {
+		EXPECT_EQ(want, delta[cpu]) TH_LOG("CPU %d after the resize: %lld, expected %lld",
+						   cpu, delta[cpu], want);
+	}
+	/*
+	 * A task killed inside a 175 us / 50 ms reservation takes seconds of
+	 * wall time to exit (lockdep, TCG): make them SCHED_OTHER first.
+	 */
+	for (i = 0; i < ng; i++) {
+		if (pid[i] > 0) {
+			hcbs_set_policy(pid[i], SCHED_OTHER, 0);
+			kill(pid[i], SIGKILL);
+		}
+	}
+	for (i = 0; i < ng; i++) {
+		if (pid[i] > 0)
+			waitpid(pid[i], NULL, 0);
+		EXPECT_EQ(0, hcbs_cg_destroy(cg[i]));
+	}
+	munmap((void *)jobs, sizeof(*jobs) * (ng + 1));
+	bad = hcbs_env_bw_leak(&self->env, 5000, &before, &after);
+	EXPECT_EQ(-1, bad) TH_LOG("CPU %d: total_bw %lld at start, %lld after destroying %d groups",
+				  bad, before, after, ng);
+	n = groups_bw_delta(base, delta);
+	for (cpu = 0; cpu < n; cpu++) {
+		EXPECT_EQ(0, delta[cpu]) TH_LOG("CPU %d: rt_groups_bw %lld above its start", cpu,
+						delta[cpu]);
+	}
+}
+
+#define WRITERS		4
+#define WRITER_GROUPS	8
+
+/*
+ * WRITERS processes write random, well-formed reservations into the same
+ * WRITER_GROUPS sibling groups at once, in both interfaces, so that the
+ * sum often would not fit: admission must serialise them.  Every write
+ * is accepted or refused with EBUSY, never anything else; a checker
+ * samples that what the kernel admitted (rt_groups_bw of every CPU) never
+ * exceeds the free bandwidth; at the end rt_groups_bw is exactly the sum
+ * of what the files say, and unreserving them gives everything back.
+ */
+TEST_F_TIMEOUT(iface, concurrent_writers, 120)
+{
+	long long base_total[HCBS_MAX_CPUS], base[HCBS_MAX_CPUS], delta[HCBS_MAX_CPUS];
+	long long limit, sum, q, p, worst = 0;
+	unsigned long *counts, samples = 0, over = 0;
+	char cg[WRITER_GROUPS][PATHLEN];
+	pid_t pid[WRITERS];
+	double free_bw;
+	uint64_t end;
+	int n, i, w, st, cpu;
+
+	if (!self->env.nr_bw)
+		SKIP(return, "no /sys/kernel/debug/sched/debug (CONFIG_SCHED_DEBUG, debugfs)");
+	ASSERT_LE(1, hcbs_dl_bw(base_total, base, HCBS_MAX_CPUS));
+	free_bw = hcbs_env_free_bw(&self->env);
+	limit = (long long)(free_bw * (1 << 20));
+	for (i = 0; i < WRITER_GROUPS; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "w%d", i);
+		ASSERT_EQ(0, hcbs_env_group(&self->env, name, cg[i], sizeof(cg[i])));
+	}
+	/* per writer: accepted, EBUSY, other errors */
+	counts = mmap(NULL, sizeof(*counts) * WRITERS * 3, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, counts);
+	memset(counts, 0, sizeof(*counts) * WRITERS * 3);
+
+	end = hcbs_now_ns() + 8000000000ULL;
+	for (w = 0; w < WRITERS; w++) {
+		pid[w] = fork();
+		ASSERT_LE(0, pid[w]);
+		if (!pid[w]) {
+			uint64_t r = 0x9e3779b97f4a7c15ULL * (w + 1);
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			hcbs_pin_cpu(0, w % self->env.nr_cpus);
+			while (hcbs_now_ns() < end) {
+				long long wp, wq;
+				int g, err;
+
+				r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+				g = r % WRITER_GROUPS;
+				wp = 10000 + (r >> 8) % 90000;
+				/* 2 us (> 1024 ns) up to 0.4: 8 of them overbook often */
+				wq = 2 + (long long)((r >> 24) % 400) * wp / 1000;
+				switch ((r >> 40) % 4) {
+				case 0:
+					err = hcbs_cg_write(cg[g], "cpu.rt.max", "max");
+					break;
+				case 1:
+					/* the two-file form: runtime, within the current period */
+					err = hcbs_cg_write(cg[g], "cpu.rt_runtime_us", "%lld",
+							    2 + wq / 4);
+					break;
+				default:
+					err = hcbs_cg_write(cg[g], "cpu.rt.max", "%lld %lld", wq, wp);
+				}
+				counts[w * 3 + (!err ? 0 : err == -EBUSY ? 1 : 2)]++;
+				if (err && err != -EBUSY)
+					fprintf(stderr, "# writer %d: %s: %s\n", w, cg[g], errname(err));
+			}
+			_exit(0);
+		}
+	}
+
+	/*
+	 * The checker: what the kernel has admitted (each CPU's rt_groups_bw,
+	 * read under its lock) never exceeds the free bandwidth.  Slack: 10^-4
+	 * for the rounding of the free bandwidth read from debugfs.
+	 */
+	while (hcbs_now_ns() < end) {
+		n = groups_bw_delta(base, delta);
+		for (cpu = 0; cpu < n; cpu++) {
+			if (delta[cpu] > limit + (1 << 20) / 10000)
+				over++;
+			if (delta[cpu] > worst)
+				worst = delta[cpu];
+		}
+		samples++;
+		hcbs_sleep_ms(2);
+	}
+	for (w = 0; w < WRITERS; w++) {
+		ASSERT_EQ(pid[w], waitpid(pid[w], &st, 0));
+		EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+		hcbs_note("writer %d: %lu accepted, %lu EBUSY, %lu other", w, counts[w * 3],
+			  counts[w * 3 + 1], counts[w * 3 + 2]);
+		EXPECT_EQ(0, counts[w * 3 + 2]) TH_LOG("writer %d: errors other than EBUSY", w);
+		EXPECT_LT(0, counts[w * 3]);
+		EXPECT_LT(0, counts[w * 3 + 1]) TH_LOG("writer %d never overbooked: the test tested nothing",
+						       w);
+	}
+	hcbs_note("%lu samples of rt_groups_bw; the most the groups held: %.4f of a free %.4f per CPU",
+		  samples, worst / (double)(1 << 20), free_bw);
+	EXPECT_EQ(0, over) TH_LOG("%lu samples above the free bandwidth: admission let writers overbook",
+				  over);
+
+	/* quiet now: the kernel's count is exactly what the files say */
+	sum = 0;
+	for (i = 0; i < WRITER_GROUPS; i++) {
+		ASSERT_EQ(0, read_rt_max(cg[i], &q, &p));
+		if (q >= 0)
+			sum += bw_ratio(p, q);
+	}
+	EXPECT_GE(limit, sum);
+	n = groups_bw_delta(base, delta);
+	for (cpu = 0; cpu < n; cpu++) {
+		EXPECT_EQ(sum, delta[cpu]) TH_LOG("CPU %d: rt_groups_bw %lld above its start, the files sum to %lld",
+						  cpu, delta[cpu], sum);
+	}
+	for (i = 0; i < WRITER_GROUPS; i++)
+		EXPECT_EQ(0, hcbs_cg_write(cg[i], "cpu.rt.max", "max"));
+	n = groups_bw_delta(base, delta);
+	for (cpu = 0; cpu < n; cpu++) {
+		EXPECT_EQ(0, delta[cpu]) TH_LOG("CPU %d: %lld left reserved", cpu, delta[cpu]);
+	}
+	munmap(counts, sizeof(*counts) * WRITERS * 3);
 }
 
 /* --------------------------------------------------------- tracepoints */

@@ -416,6 +416,69 @@ static void partitioned_random(void)
 }
 
 /*
+ * What the global test accepts, first fit accepts too (distinct
+ * priorities, Q < P): a task k the global test passes at t has
+ * m sbf(t) >= f(C_k) = m C_k + sum_i min(W_i(t), t - C_k).  If c >= m
+ * terms are clamped at t - C_k, f(C_k) >= m t > m sbf(t): it cannot pass.
+ * Else (m - c) C_k + sum of the unclamped W_i <= m sbf(t) - c t <=
+ * (m - c) sbf(t), and of the >= m - c CPUs without a clamped task, the
+ * least loaded holds at most 1/(m - c) of the unclamped tasks:
+ * C_k + sum_{i there} W_i(t) <= sbf(t).  W_i(t) >= floor(t/T_i) C_i +
+ * min(C_i, t mod T_i), and moving t down over each part-job (sbf loses at
+ * most what the demand loses) ends at a t' <= D_k where the one-CPU
+ * demand C_k + sum ceil(t'/T_i) C_i fits sbf(t'): k fits on that CPU.
+ * So a task set schedulable only with migration is never *guaranteed* by
+ * this test (docs/hcbsctl.md); this checks the library agrees.
+ */
+static void global_implies_partitioned(void)
+{
+	struct hcbs_gfp_result *g = calloc(1, sizeof(*g));
+	struct hcbs_part_result *r = calloc(1, sizeof(*r));
+	struct hcbs_taskset ts = { calloc(NMAX, sizeof(struct hcbs_task)), 0, false, false };
+	int bad = 0, global = 0, cases = 0;
+
+	for (int it = 0; it < 20000; it++) {
+		unsigned m = 1 + (unsigned)rnd(4);
+		uint64_t p = 2 + rnd(19), q = 1 + rnd(p - 1);
+
+		ts.n = 1 + (int)rnd(7);
+		for (int i = 0; i < ts.n; i++) {
+			bool dup;
+
+			do {	/* distinct periods: distinct RM priorities */
+				ts.t[i].period = 4 + rnd(97);
+				dup = false;
+				for (int j = 0; j < i; j++)
+					dup |= ts.t[j].period == ts.t[i].period;
+			} while (dup);
+			ts.t[i].wcet = 1 + rnd(ts.t[i].period * 2 / 3);
+			ts.t[i].deadline = ts.t[i].period;
+		}
+		if (hcbs_gfp_test(&ts, HCBS_ORDER_RM, m, q, p, g) ||
+		    hcbs_part_test(&ts, HCBS_ORDER_RM, m, q, p, r)) {
+			bad++;
+			continue;
+		}
+		cases++;
+		if (!g->schedulable)
+			continue;
+		global++;
+		if (!r->schedulable) {
+			bad++;
+			tap_diag("global accepts, first fit rejects: m %u, %lu/%lu, %d tasks", m,
+				 (unsigned long)q, (unsigned long)p, ts.n);
+		}
+	}
+	tap_diag("global implies partitioned: %d sets, %d accepted by the global test", cases,
+		 global);
+	tap_ok(!bad && global > 1000,
+	       "global FP accepts nothing first-fit partitioning rejects (distinct priorities, Q < P)");
+	free(ts.t);
+	free(r);
+	free(g);
+}
+
+/*
  * Random sets against the reference.  Medium scales (@ms false): every t
  * scanned, Q = P in half the sets, long last-job parts of W_i, where the
  * library skips ahead instead of climbing 1 ns at a time (a skip too far
@@ -592,6 +655,7 @@ int main(void)
 	small_random();
 	random_sets(false, 1500, "medium scales, every t scanned (long linear stretches)");
 	partitioned_random();
+	global_implies_partitioned();
 	random_sets(true, 3000, "ms scales, the reference's climb in 128 bits");
 	paper();
 	extremes();
