@@ -510,6 +510,56 @@ done
 run 1 H list --cpus 2 && one_line_err && grep -q -- '--cpus does not apply to list' "$T/err"
 ok $? "list --cpus refused: $(cat "$T/err")"
 
+# --overhead: the analysis of the WCETs plus the overhead, checked against
+# the same analysis of a file with the WCETs already inflated by hand
+cat >"$T/paper+150us.ts" <<EOF
+5029us 30ms
+711us 36ms
+10577us 104ms
+4558us 109ms
+20421us 250ms
+EOF
+cat >"$T/paper+10pct.ts" <<EOF
+5366900ns 30ms
+617100ns 36ms
+11469700ns 104ms
+4848800ns 109ms
+22298100ns 250ms
+EOF
+least() {	# least ARGS...: the one-CPU FP least runtime analyze prints
+	H analyze "$@" | sed -n 's/^  fixed priorities: \([0-9a-z.]*\) (bandwidth.*/\1/p'
+}
+[ "$(least "$T/paper.ts" --period 18ms --overhead 0us)" = 7955us ] &&
+	[ "$(least "$T/paper.ts" --period 18ms --overhead 150us)" = "$(least "$T/paper+150us.ts" --period 18ms)" ] &&
+	[ "$(least "$T/paper.ts" --period 18ms --overhead 150us)" != 7955us ] &&
+	[ "$(least "$T/paper.ts" --period 18ms --overhead 10%)" = "$(least "$T/paper+10pct.ts" --period 18ms)" ] &&
+	[ "$(least "$T/paper.ts" --period 18ms -O 10.00%)" = "$(least "$T/paper+10pct.ts" --period 18ms)" ]
+ok $? "analyze --overhead: 0us changes nothing; 150us and 10% give the least runtime of the inflated files ($(least "$T/paper.ts" --period 18ms --overhead 150us), $(least "$T/paper.ts" --period 18ms --overhead 10%))"
+run 0 H analyze "$T/paper.ts" --period 18ms --overhead 150us &&
+	grep -q '^overhead +150us per job (--overhead): every WCET below includes it; the file.s: 4879us 561us 10427us 4408us 20271us$' "$T/out"
+ok $? "analyze --overhead: says what it added and the file's WCETs"
+run 0 H --json analyze "$T/paper.ts" --period 18ms --overhead 12.5% --cpus 2 && valid_json &&
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["overhead"] == {"per_job_ns": 0, "percent": 12.5}, d["overhead"]
+t = d["taskset"]["tasks"][0]
+assert t["declared_wcet_ns"] == 4879000 and t["wcet_ns"] == 5488875, t
+' "$T/out"
+ok $? "analyze --json --overhead 12.5%: schema-valid, overhead object, wcet_ns = declared + 12.5% (rounded up)"
+run 0 H --json analyze "$T/paper.ts" --period 18ms && valid_json &&
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["taskset"]["tasks"][1]
+assert d["overhead"] is None and t["wcet_ns"] == t["declared_wcet_ns"] == 561000
+' "$T/out"
+ok $? "analyze --json without --overhead: overhead null, declared_wcet_ns = wcet_ns"
+for x in 12.% 1001% -1% abc 5 1.234% "" 12%% 1e3us; do
+	run 1 H analyze "$T/paper.ts" --period 18ms --overhead "$x" && one_line_err && grep -q -- "--overhead" "$T/err"
+	ok $? "analyze --overhead '$x' refused: $(cat "$T/err")"
+done
+
 # set --taskset reserves what the analysis requires
 run 0 H --cgroup "$C1" set --taskset "$T/paper.ts" --period 18ms && [ "$(cat "$C1/cpu.rt.max")" = "7955 18000" ]
 ok $? "set --taskset --period 18ms writes the FP minimum '7955 18000'"
@@ -518,6 +568,14 @@ run 6 H --cgroup "$C1" set --taskset "$T/over.ts" --period 1ms && one_line_err &
 ok $? "set --taskset that cannot fit: exit 6, nothing changed: $(cat "$T/err")"
 run 1 H --cgroup "$C1" set --taskset "$T/paper.ts" && one_line_err
 ok $? "set --taskset without --period: exit 1"
+run 0 H --cgroup "$C1" set --taskset "$T/paper.ts" --period 18ms --overhead 150us &&
+	[ "$(cat "$C1/cpu.rt.max")" = "$(least "$T/paper+150us.ts" --period 18ms | sed 's/us$//') 18000" ]
+ok $? "set --taskset --overhead 150us writes the least runtime of the inflated set: $(cat "$C1/cpu.rt.max")"
+snapshot before
+run 1 H --cgroup "$C1" set 8ms/18ms --overhead 150us && one_line_err && unchanged
+ok $? "set RUNTIME/PERIOD --overhead refused, nothing changed: $(cat "$T/err")"
+run 1 H --cgroup "$C1" set --taskset "$T/paper.ts" --period 18ms --overhead 5 && one_line_err && unchanged
+ok $? "set --taskset --overhead 5 (no unit) refused, nothing changed: $(cat "$T/err")"
 
 # --- the hook ------------------------------------------------------------------
 ST=$T/state

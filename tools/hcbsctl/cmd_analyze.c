@@ -17,21 +17,51 @@ struct analysis {
 	struct hcbs_taskset ts;
 	enum hcbs_prio_order order;
 	double u;
+	bool have_overhead;		/* --overhead: the WCETs in ts include it */
+	struct hcbs_overhead overhead;
+	uint64_t *declared;		/* the WCETs of the file, with --overhead */
 };
 
 static int load(const struct opts *o, const char *file, struct analysis *a,
 		char *err, size_t errlen)
 {
-	int ret = hcbs_taskset_load(file, &a->ts, err, errlen);
+	int ret;
 
+	a->have_overhead = o->overhead != NULL;
+	a->declared = NULL;
+	if (o->overhead && hcbs_parse_overhead(o->overhead, &a->overhead, err, errlen))
+		return HCBS_EXIT_USAGE;
+	ret = hcbs_taskset_load(file, &a->ts, err, errlen);
 	if (ret)
 		return ret;
 	if (hcbs_parse_order(o->order, &a->ts, &a->order, err, errlen)) {
 		hcbs_taskset_free(&a->ts);
 		return HCBS_EXIT_USAGE;
 	}
+	if (a->have_overhead) {
+		a->declared = calloc(a->ts.n, sizeof(*a->declared));
+		if (!a->declared) {
+			hcbs_taskset_free(&a->ts);
+			snprintf(err, errlen, "out of memory");
+			return HCBS_EXIT_SYSTEM;
+		}
+		for (int i = 0; i < a->ts.n; i++)
+			a->declared[i] = a->ts.t[i].wcet;
+		if (hcbs_taskset_inflate(&a->ts, &a->overhead)) {
+			free(a->declared);
+			hcbs_taskset_free(&a->ts);
+			snprintf(err, errlen, "--overhead %s makes a WCET overflow 64 bits", o->overhead);
+			return HCBS_EXIT_USAGE;
+		}
+	}
 	a->u = hcbs_utilization(&a->ts);
 	return 0;
+}
+
+static void unload(struct analysis *a)
+{
+	free(a->declared);
+	hcbs_taskset_free(&a->ts);
 }
 
 /* ---- output ---- */
@@ -213,6 +243,8 @@ static int print_json(const char *file, const struct analysis *a,
 		hcbs_json_object_begin(j);
 		hcbs_json_key(j, "wcet_ns");
 		hcbs_json_uint(j, t->wcet);
+		hcbs_json_key(j, "declared_wcet_ns");
+		hcbs_json_uint(j, a->have_overhead ? a->declared[i] : t->wcet);
 		hcbs_json_key(j, "period_ns");
 		hcbs_json_uint(j, t->period);
 		hcbs_json_key(j, "deadline_ns");
@@ -226,6 +258,17 @@ static int print_json(const char *file, const struct analysis *a,
 	}
 	hcbs_json_array_end(j);
 	hcbs_json_object_end(j);
+	hcbs_json_key(j, "overhead");
+	if (a->have_overhead) {
+		hcbs_json_object_begin(j);
+		hcbs_json_key(j, "per_job_ns");
+		hcbs_json_uint(j, a->overhead.per_job);
+		hcbs_json_key(j, "percent");
+		hcbs_json_double(j, a->overhead.centi_percent / 100.0);
+		hcbs_json_object_end(j);
+	} else {
+		hcbs_json_null(j);
+	}
 	hcbs_json_key(j, "fp_order");
 	hcbs_json_string(j, hcbs_order_name(a->order));
 	hcbs_json_key(j, "reservation");
@@ -355,6 +398,15 @@ static void print_text(const char *file, const struct analysis *a,
 
 	printf("task set %s: %d task%s, utilization %.4f\n", file, a->ts.n,
 	       a->ts.n == 1 ? "" : "s", a->u);
+	if (a->have_overhead) {
+		char ob[64];
+
+		printf("overhead %s (--overhead): every WCET below includes it; the file's:",
+		       hcbs_format_overhead(&a->overhead, ob, sizeof(ob)));
+		for (int i = 0; i < a->ts.n; i++)
+			printf(" %s", dur(a->declared[i], b1, sizeof(b1)));
+		printf("\n");
+	}
 	printf("m = %u CPU%s, each with its own server (Q, P): %s\n", r->cpus, r->cpus == 1 ? "" : "s",
 	       r->cpus_given ? "from --cpus" :
 	       "the default, as analyze is given no container (--cpus N for a container on N CPUs)");
@@ -649,6 +701,6 @@ out:
 	free(r.fp);
 	free(r.gfp);
 	free(r.part);
-	hcbs_taskset_free(&a.ts);
+	unload(&a);
 	return ret;
 }

@@ -54,21 +54,22 @@ int cmd_set(struct opts *o)
 
 	if (o->taskset) {
 		/* The same function as the LXC hook's --taskset --period. */
-		ret = hcbs_taskset_reservation(o->taskset, o->period, o->order, &to, err,
-					       sizeof(err));
+		ret = hcbs_taskset_reservation(o->taskset, o->period, o->order, o->overhead, &to,
+					       err, sizeof(err));
 		if (ret) {
 			die_line(o, label, "%s", err);
 			return ret;
 		}
-		printf("%s: the task set needs %s every %s (fixed priorities, Shin & Lee periodic resource)\n",
+		printf("%s: the task set needs %s every %s (fixed priorities, Shin & Lee periodic resource%s%s)\n",
 		       label, hcbs_format_duration(to.runtime_us * 1000, d1, sizeof(d1)),
-		       hcbs_format_duration(to.period_us * 1000, d2, sizeof(d2)));
+		       hcbs_format_duration(to.period_us * 1000, d2, sizeof(d2)),
+		       o->overhead ? ", WCETs with --overhead " : "", o->overhead ? o->overhead : "");
 	} else {
 		const char *spec = o->args[o->cgroup ? 0 : 1];
 
-		if (o->period || o->order) {
+		if (o->period || o->order || o->overhead) {
 			die_line(o, label, "%s is for --taskset; give RUNTIME/PERIOD instead",
-				 o->period ? "--period" : "--order");
+				 o->period ? "--period" : o->order ? "--order" : "--overhead");
 			return HCBS_EXIT_USAGE;
 		}
 		if (hcbs_parse_reservation(spec, &q, &p, err, sizeof(err))) {

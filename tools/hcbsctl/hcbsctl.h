@@ -25,6 +25,7 @@ struct opts {
 	const char *reservation;	/* --reservation Q/P */
 	const char *order;		/* --order rm|dm|file */
 	const char *cpus;		/* --cpus N (analyze) */
+	const char *overhead;		/* --overhead TIME|N% (analyze, set --taskset) */
 	bool json;
 	/* test hooks, from the environment (see hcbsctl(1), ENVIRONMENT) */
 	const char *sysctl_dir;

@@ -53,6 +53,9 @@ static void usage(FILE *f)
 "  -m, --cpus N            analyze: the container's CPUs, each with its own\n"
 "                          server (default: 1); adds global and partitioned\n"
 "                          fixed-priority verdicts on N CPUs\n"
+"  -O, --overhead TIME|N%  analyze, set --taskset: what a job costs its server\n"
+"                          on this machine beyond its WCET, per job (80us) or\n"
+"                          as a share of each WCET (12%); added to every WCET\n"
 "  -h, --help              this help\n"
 "  -V, --version           version\n"
 "\n"
@@ -68,6 +71,7 @@ static void usage(FILE *f)
 "  hcbsctl analyze vbbu.ts --reservation 8ms/18ms\n"
 "  hcbsctl analyze vbbu.ts --period 2ms..30ms --step 1ms\n"
 "  hcbsctl set vbbu1 --taskset vbbu.ts --period 18ms\n"
+"  hcbsctl analyze vbbu.ts --period 18ms --overhead 150us\n"
 "  hcbsctl --cgroup /sys/fs/cgroup/rt.slice set 100ms/1s\n"
 "  hcbsctl get /sys/fs/cgroup/libpod_parent/libpod-ID   (a podman container)\n"
 "  hcbsctl --cgroup /sys/fs/cgroup set 500ms/1s      (the root group's share)\n"
@@ -81,7 +85,7 @@ static void usage(FILE *f)
 enum {
 	O_LXCPATH = 1 << 0, O_CGROUP = 1 << 1, O_JSON = 1 << 2, O_TASKSET = 1 << 3,
 	O_PERIOD = 1 << 4, O_STEP = 1 << 5, O_RESERVATION = 1 << 6, O_ORDER = 1 << 7,
-	O_CPUS = 1 << 8, O_UNIT = 1 << 9,
+	O_CPUS = 1 << 8, O_UNIT = 1 << 9, O_OVERHEAD = 1 << 10,
 };
 
 static const struct {
@@ -91,7 +95,7 @@ static const struct {
 	{ O_LXCPATH, "--lxcpath" }, { O_CGROUP, "--cgroup" }, { O_JSON, "--json" },
 	{ O_TASKSET, "--taskset" }, { O_PERIOD, "--period" }, { O_STEP, "--step" },
 	{ O_RESERVATION, "--reservation" }, { O_ORDER, "--order" }, { O_CPUS, "--cpus" },
-	{ O_UNIT, "--unit" },
+	{ O_UNIT, "--unit" }, { O_OVERHEAD, "--overhead" },
 };
 
 static const struct {
@@ -103,9 +107,10 @@ static const struct {
 	const char *usage;	/* for help COMMAND */
 } cmds[] = {
 	{ "set", cmd_set, 1, 1, true,
-	  O_LXCPATH | O_CGROUP | O_UNIT | O_TASKSET | O_PERIOD | O_ORDER,
+	  O_LXCPATH | O_CGROUP | O_UNIT | O_TASKSET | O_PERIOD | O_ORDER | O_OVERHEAD,
 "Usage: hcbsctl [-P LXCPATH] set NAME RUNTIME/PERIOD\n"
 "       hcbsctl [-P LXCPATH] set NAME --taskset FILE --period P [--order rm|dm|file]\n"
+"                                     [--overhead TIME|N%]\n"
 "       hcbsctl --cgroup PATH set RUNTIME/PERIOD, or hcbsctl set PATH RUNTIME/PERIOD\n"
 "       hcbsctl --unit UNIT set RUNTIME/PERIOD\n"
 "\n"
@@ -143,10 +148,10 @@ static const struct {
 "(cpu.rt.max on the root) minus the top-level groups when it is set, else\n"
 "the global limit minus the fair server and the top-level groups.\n" },
 	{ "analyze", cmd_analyze, 1, 1, false,
-	  O_JSON | O_PERIOD | O_STEP | O_RESERVATION | O_ORDER | O_CPUS,
+	  O_JSON | O_PERIOD | O_STEP | O_RESERVATION | O_ORDER | O_CPUS | O_OVERHEAD,
 "Usage: hcbsctl [--json] analyze TASKSET --reservation Q/P\n"
 "       hcbsctl [--json] analyze TASKSET --period P | --period PMIN..PMAX [--step S]\n"
-"       (and --order rm|dm|file, --cpus N)\n"
+"       (and --order rm|dm|file, --cpus N, --overhead TIME|N%)\n"
 "\n"
 "Is TASKSET (a file, - for stdin) schedulable in the reservation Q/P, what\n"
 "least runtime does it need at period P, which period in a range needs the\n"
@@ -224,6 +229,7 @@ int main(int argc, char **argv)
 		{ "reservation", required_argument, NULL, 'r' },
 		{ "order", required_argument, NULL, 'o' },
 		{ "cpus", required_argument, NULL, 'm' },
+		{ "overhead", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -234,7 +240,7 @@ int main(int argc, char **argv)
 	int c, given = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":P:c:u:jt:p:s:r:o:m:hV", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":P:c:u:jt:p:s:r:o:m:O:hV", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'P': o.lxcpath = optarg; given |= O_LXCPATH; break;
 		case 'c': o.cgroup = optarg; given |= O_CGROUP; break;
@@ -246,6 +252,7 @@ int main(int argc, char **argv)
 		case 'r': o.reservation = optarg; given |= O_RESERVATION; break;
 		case 'o': o.order = optarg; given |= O_ORDER; break;
 		case 'm': o.cpus = optarg; given |= O_CPUS; break;
+		case 'O': o.overhead = optarg; given |= O_OVERHEAD; break;
 		case 'h':
 			usage(stdout);
 			return HCBS_EXIT_OK;

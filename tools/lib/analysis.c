@@ -1048,9 +1048,85 @@ int hcbs_taskset_min_reservation(const struct hcbs_taskset *ts, enum hcbs_prio_o
 	return HCBS_EXIT_OK;
 }
 
-int hcbs_taskset_reservation(const char *file, const char *period, const char *order,
-			     struct hcbs_rt *to, char *err, size_t errlen)
+int hcbs_parse_overhead(const char *s, struct hcbs_overhead *ov, char *err, size_t errlen)
 {
+	size_t len = s ? strlen(s) : 0;
+	char e[HCBS_ERRLEN];
+
+	memset(ov, 0, sizeof(*ov));
+	if (len && s[len - 1] == '%') {
+		uint64_t whole = 0, frac = 0;
+		size_t i = 0, digits = 0, decimals = 0;
+
+		for (; i < len - 1 && s[i] >= '0' && s[i] <= '9'; i++, digits++)
+			whole = whole * 10 + (uint64_t)(s[i] - '0');
+		if (i < len - 1 && s[i] == '.')
+			for (i++; i < len - 1 && s[i] >= '0' && s[i] <= '9'; i++, decimals++)
+				frac = frac * 10 + (uint64_t)(s[i] - '0');
+		if (i != len - 1 || !digits || digits > 4 || decimals > 2 ||
+		    (s[digits] == '.' && !decimals))
+			goto bad_percent;
+		if (decimals == 1)
+			frac *= 10;
+		if (whole * 100 + frac > HCBS_OVERHEAD_MAX_PERCENT * 100)
+			goto bad_percent;
+		ov->centi_percent = (uint32_t)(whole * 100 + frac);
+		return 0;
+	}
+	if (hcbs_parse_duration_flags(s ? s : "", 0, &ov->per_job, e, sizeof(e))) {
+		hcbs_seterr(err, errlen, "--overhead %s: %s; or a percentage of each WCET, e.g. 12%%",
+			    s ? s : "", e);
+		return -EINVAL;
+	}
+	return 0;
+bad_percent:
+	hcbs_seterr(err, errlen, "--overhead %s: expected a percentage from 0%% to %d%% with at most two decimals (e.g. 12%% or 12.5%%), or a time per job (e.g. 80us)",
+		    s, HCBS_OVERHEAD_MAX_PERCENT);
+	return -EINVAL;
+}
+
+const char *hcbs_format_overhead(const struct hcbs_overhead *ov, char *buf, size_t len)
+{
+	char d[32];
+
+	if (ov->centi_percent)
+		snprintf(buf, len, "+%u.%02u%% of each WCET", ov->centi_percent / 100,
+			 ov->centi_percent % 100);
+	else
+		snprintf(buf, len, "+%s per job", hcbs_format_duration(ov->per_job, d, sizeof(d)));
+	return buf;
+}
+
+int hcbs_taskset_inflate(struct hcbs_taskset *ts, const struct hcbs_overhead *ov)
+{
+	uint64_t *c = calloc(ts->n ? ts->n : 1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	for (int i = 0; i < ts->n; i++) {
+		unsigned __int128 w = ts->t[i].wcet;
+
+		if (ov->centi_percent)
+			w += (w * ov->centi_percent + 9999) / 10000;
+		else
+			w += ov->per_job;
+		if (w > UINT64_MAX) {
+			free(c);
+			return -ERANGE;
+		}
+		c[i] = (uint64_t)w;
+	}
+	for (int i = 0; i < ts->n; i++)
+		ts->t[i].wcet = c[i];
+	free(c);
+	return 0;
+}
+
+int hcbs_taskset_reservation(const char *file, const char *period, const char *order,
+			     const char *overhead, struct hcbs_rt *to, char *err,
+			     size_t errlen)
+{
+	struct hcbs_overhead ov;
 	struct hcbs_taskset ts;
 	enum hcbs_prio_order o;
 	char e[HCBS_ERRLEN];
@@ -1067,13 +1143,20 @@ int hcbs_taskset_reservation(const char *file, const char *period, const char *o
 		hcbs_seterr(err, errlen, "--period: %s", e);
 		return HCBS_EXIT_USAGE;
 	}
+	if (overhead && hcbs_parse_overhead(overhead, &ov, err, errlen))
+		return HCBS_EXIT_USAGE;
 	ret = hcbs_taskset_load(file, &ts, err, errlen);
 	if (ret)
 		return ret;
-	if (hcbs_parse_order(order, &ts, &o, err, errlen))
+	if (hcbs_parse_order(order, &ts, &o, err, errlen)) {
 		ret = HCBS_EXIT_USAGE;
-	else
+	} else if (overhead && hcbs_taskset_inflate(&ts, &ov)) {
+		hcbs_seterr(err, errlen, "task set %s: --overhead %s makes a WCET overflow 64 bits",
+			    file, overhead);
+		ret = HCBS_EXIT_USAGE;
+	} else {
 		ret = hcbs_taskset_min_reservation(&ts, o, file, p, to, err, errlen);
+	}
 	hcbs_taskset_free(&ts);
 	return ret;
 }

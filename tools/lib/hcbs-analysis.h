@@ -220,12 +220,41 @@ int hcbs_taskset_min_reservation(const struct hcbs_taskset *ts, enum hcbs_prio_o
 				 char *err, size_t errlen);
 
 /*
- * "--taskset FILE --period P [--order O]" to a reservation, for hcbsctl set
- * and the LXC hook alike: the period in the duration grammar (whole us, >
- * 0), then the file, then hcbs_taskset_min_reservation().  Returns an
- * hcbs_exit code with one line in @err.
+ * What each job costs its server on this machine beyond its WCET (the
+ * wakeup, the context switches, the timer and other interrupts charged to
+ * it): a time per job, or a percentage of every WCET, in hundredths of a
+ * percent (1250 = 12.5 %).  At most one of the two is non-zero.
+ */
+struct hcbs_overhead {
+	uint64_t per_job;	/* ns */
+	uint32_t centi_percent;
+};
+
+#define HCBS_OVERHEAD_MAX_PERCENT 1000
+
+/*
+ * --overhead: "80us" (the duration grammar of hcbs.h, 0 allowed) or "12%",
+ * "12.5%" (0 to HCBS_OVERHEAD_MAX_PERCENT, at most two decimals).  -EINVAL
+ * with one line in @err saying what is accepted.
+ */
+int hcbs_parse_overhead(const char *s, struct hcbs_overhead *ov, char *err, size_t errlen);
+/* "+80us per job", "+12.5% of each WCET" (for messages). */
+const char *hcbs_format_overhead(const struct hcbs_overhead *ov, char *buf, size_t len);
+/*
+ * Add @ov to every WCET of @ts (a percentage rounds up to the next ns).
+ * -ERANGE (nothing changed) if a WCET would not fit in 64 bits.
+ */
+int hcbs_taskset_inflate(struct hcbs_taskset *ts, const struct hcbs_overhead *ov);
+
+/*
+ * "--taskset FILE --period P [--order O] [--overhead X]" to a reservation,
+ * for hcbsctl set and the LXC hook alike: the period in the duration
+ * grammar (whole us, > 0), the overhead (NULL: none), then the file, then
+ * hcbs_taskset_min_reservation() on the WCETs with the overhead added.
+ * Returns an hcbs_exit code with one line in @err.
  */
 int hcbs_taskset_reservation(const char *file, const char *period, const char *order,
-			     struct hcbs_rt *to, char *err, size_t errlen);
+			     const char *overhead, struct hcbs_rt *to, char *err,
+			     size_t errlen);
 
 #endif /* HCBS_ANALYSIS_H */
