@@ -10,13 +10,16 @@
  * that parses to the same value (hcbs_format_duration's "shortest exact
  * form"); an accepted reservation has 0 < period and runtime <= period;
  * an accepted size or pid is all digits (and a suffix) and prints back
- * to its digits.
+ * to its digits; an accepted --overhead (hcbs_parse_overhead) is one form,
+ * a percentage within 0-1000 that prints back to itself or a time that
+ * hcbs_parse_duration gives the same.
  */
 #include <errno.h>
 #include <inttypes.h>
 
 #include "fuzz.h"
 #include "hcbs.h"
+#include "hcbs-analysis.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -78,6 +81,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			snprintf(buf, sizeof(buf), "%d", (int)pid);
 			FUZZ_CHECK(pid > 0 && !strcmp(buf, s + strspn(s, "0")), "pid '%s' = %d", s, (int)pid);
+		}
+	}
+	err[0] = '\0';
+	{
+		struct hcbs_overhead ov, ov2;
+
+		ret = hcbs_parse_overhead(s, &ov, err, errlen);
+		if (ret) {
+			FUZZ_CHECK(ret == -EINVAL, "overhead: returned %d", ret);
+			fuzz_check_err(err, errlen);
+		} else if (ov.centi_percent || (*s && s[strlen(s) - 1] == '%')) {
+			FUZZ_CHECK(!ov.per_job && ov.centi_percent <= HCBS_OVERHEAD_MAX_PERCENT * 100,
+				   "overhead '%s' = %" PRIu64 " ns and %u", s, ov.per_job,
+				   ov.centi_percent);
+			snprintf(buf, sizeof(buf), "%u.%02u%%", ov.centi_percent / 100,
+				 ov.centi_percent % 100);
+			ret = hcbs_parse_overhead(buf, &ov2, NULL, 0);
+			FUZZ_CHECK(!ret && ov2.centi_percent == ov.centi_percent,
+				   "overhead '%s' prints as '%s', which parses to %d/%u", s, buf, ret,
+				   ov2.centi_percent);
+		} else {
+			ret = hcbs_parse_duration(s, &ns2, NULL, 0);
+			FUZZ_CHECK(!ret && ns2 == ov.per_job, "overhead '%s' = %" PRIu64 " ns, as a duration %d/%" PRIu64,
+				   s, ov.per_job, ret, ns2);
 		}
 	}
 	/* The printer never writes past a short buffer. */
