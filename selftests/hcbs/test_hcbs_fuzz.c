@@ -97,7 +97,9 @@
  * another guest on a 2-core host, where the old mix took 65-92 s).  The
  * budget was 85 s until a CI run beside another guest made only 96512
  * writes of the old mix in it: the writes are the point, not their
- * speed, and a budget tighter than twice a quiet run fails on load.
+ * speed, and a budget tighter than twice a quiet run fails on load.  The
+ * harness allows 1000 s (scripts/soak gives KASAN kernels 900 s); in a
+ * CI run, run-guest's timeout bounds it.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -1345,7 +1347,7 @@ FIXTURE_TEARDOWN_PARENT(fuzz)
 		hcbs_cg_write(hcbs_cg_root(), "cgroup.subtree_control", "-cpuset");
 }
 
-TEST_F_TIMEOUT(fuzz, cgroup_interface, 240)
+TEST_F_TIMEOUT(fuzz, cgroup_interface, 1000)
 {
 	static struct fuzz fz;
 	struct fuzz *f = &fz;
