@@ -536,7 +536,7 @@ static bool rw_check(struct __test_metadata *_metadata, const struct rw_model *m
 
 static const char *const rw_cpusets[] = { "", "0", "1", "0-1" };
 
-TEST_F_TIMEOUT(cpuset, random_writes, 300)
+TEST_F_TIMEOUT(cpuset, random_writes, 900)
 {
 	const char *env_ops = getenv("HCBS_CPUSET_OPS"), *env_seed = getenv("HCBS_CPUSET_SEED");
 	long long q0[RW_GROUPS] = { 20000, 20000, 40000, 10000 };
