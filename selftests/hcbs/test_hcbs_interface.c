@@ -1188,7 +1188,13 @@ TEST_F_TIMEOUT(trace, server_events, 60)
 		hcbs_sleep_ms(500);
 		hcbs_hog_stop(h);
 	}
-	hcbs_sleep_ms(50);
+	/*
+	 * A server stops when EDF next picks it and finds no task: at once if
+	 * it had budget when the hog died, else at its replenishment.  50 ms
+	 * were too few once under TCG (no stop event); 500 ms cover a late
+	 * timer as well.
+	 */
+	hcbs_sleep_ms(500);
 	for (i = 0; i < NR_TRACE_EVENTS; i++)
 		trace_event_write(self->tracefs, trace_events[i], "enable", "0", &err);
 
