@@ -80,6 +80,35 @@ static inline struct hcbs_hog *hcbs_hog(struct __test_metadata *_metadata,
 	return h;
 }
 
+/*
+ * Enable the cpuset controller beside cpu from the root down to the test's
+ * top group.  The suites' config has CONFIG_CPUSETS, so a kernel without
+ * the controller fails the test.  *@root_enabled says that we wrote
+ * +cpuset at the root; hcbs_cpuset_restore() takes it back.
+ */
+static inline void hcbs_cpuset_enable(struct __test_metadata *_metadata,
+				      struct hcbs_env *env, bool *root_enabled)
+{
+	const char *root = hcbs_cg_root();
+	int err;
+
+	ASSERT_TRUE(hcbs_cg_has_word(root, "cgroup.controllers", "cpuset"))
+		TH_LOG("no cpuset controller on cgroup v2 (CONFIG_CPUSETS)");
+	if (!hcbs_cg_has_word(root, "cgroup.subtree_control", "cpuset")) {
+		err = hcbs_cg_write(root, "cgroup.subtree_control", "+cpuset");
+		ASSERT_EQ(0, err) TH_LOG("+cpuset at the root: %s", strerror(-err));
+		*root_enabled = true;
+	}
+	err = hcbs_cg_write(env->top, "cgroup.subtree_control", "+cpuset");
+	ASSERT_EQ(0, err) TH_LOG("+cpuset in %s: %s", env->top, strerror(-err));
+}
+
+static inline void hcbs_cpuset_restore(bool root_enabled)
+{
+	if (root_enabled)
+		hcbs_cg_write(hcbs_cg_root(), "cgroup.subtree_control", "-cpuset");
+}
+
 /* Print "# WHAT: share S (expected E)" and check it within @tol. */
 static inline void hcbs_check_share(struct __test_metadata *_metadata,
 				    const char *what, double share,

@@ -55,19 +55,8 @@ FIXTURE(cpuset) {
 
 FIXTURE_SETUP(cpuset)
 {
-	const char *root = hcbs_cg_root();
-	int err;
-
 	HCBS_ENV_SETUP(&self->env, "cpuset");
-	if (!hcbs_cg_has_word(root, "cgroup.controllers", "cpuset"))
-		SKIP(return, "no cpuset controller on cgroup v2 (CONFIG_CPUSETS)");
-	if (!hcbs_cg_has_word(root, "cgroup.subtree_control", "cpuset")) {
-		err = hcbs_cg_write(root, "cgroup.subtree_control", "+cpuset");
-		ASSERT_EQ(0, err) TH_LOG("+cpuset at the root: %s", errname(err));
-		self->root_cpuset_enabled = true;
-	}
-	err = hcbs_cg_write(self->env.top, "cgroup.subtree_control", "+cpuset");
-	ASSERT_EQ(0, err) TH_LOG("+cpuset in %s: %s", self->env.top, errname(err));
+	hcbs_cpuset_enable(_metadata, &self->env, &self->root_cpuset_enabled);
 	self->free_bw = hcbs_env_free_bw(&self->env);
 	ASSERT_LT(0.0, self->free_bw) TH_LOG("no debugfs sched/debug to read the free bandwidth");
 	hcbs_note("free per CPU for groups at setup: %.4f", self->free_bw);
@@ -76,8 +65,7 @@ FIXTURE_SETUP(cpuset)
 FIXTURE_TEARDOWN_PARENT(cpuset)
 {
 	HCBS_ENV_TEARDOWN(&self->env);
-	if (self->root_cpuset_enabled)
-		hcbs_cg_write(hcbs_cg_root(), "cgroup.subtree_control", "-cpuset");
+	hcbs_cpuset_restore(self->root_cpuset_enabled);
 }
 
 /* A group @name with cpuset.cpus = @cpus, then cpu.rt.max = @q/@p µs. */

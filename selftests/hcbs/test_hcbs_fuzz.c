@@ -1324,27 +1324,14 @@ FIXTURE(fuzz) {
 
 FIXTURE_SETUP(fuzz)
 {
-	const char *root = hcbs_cg_root();
-	int err;
-
 	HCBS_ENV_SETUP(&self->env, "fuzz");
-	/* The suite's config has CONFIG_CPUSETS: its absence is a failure. */
-	ASSERT_TRUE(hcbs_cg_has_word(root, "cgroup.controllers", "cpuset"))
-		TH_LOG("no cpuset controller on cgroup v2");
-	if (!hcbs_cg_has_word(root, "cgroup.subtree_control", "cpuset")) {
-		err = hcbs_cg_write(root, "cgroup.subtree_control", "+cpuset");
-		ASSERT_EQ(0, err) TH_LOG("+cpuset at the root: %s", errname(err));
-		self->root_cpuset_enabled = true;
-	}
-	err = hcbs_cg_write(self->env.top, "cgroup.subtree_control", "+cpuset");
-	ASSERT_EQ(0, err) TH_LOG("+cpuset in %s: %s", self->env.top, errname(err));
+	hcbs_cpuset_enable(_metadata, &self->env, &self->root_cpuset_enabled);
 }
 
 FIXTURE_TEARDOWN_PARENT(fuzz)
 {
 	HCBS_ENV_TEARDOWN(&self->env);
-	if (self->root_cpuset_enabled)
-		hcbs_cg_write(hcbs_cg_root(), "cgroup.subtree_control", "-cpuset");
+	hcbs_cpuset_restore(self->root_cpuset_enabled);
 }
 
 TEST_F_TIMEOUT(fuzz, cgroup_interface, 1000)
