@@ -14,10 +14,11 @@ HCBS_VNG_VERSION=1.42
 hcbs_log() { printf '%s: %s\n' "${HCBS_PROG:-hcbs}" "$*" >&2; }
 hcbs_die() { printf '%s: error: %s\n' "${HCBS_PROG:-hcbs}" "$*" >&2; exit 1; }
 
-# hcbs_build_dir FLAVOUR RT -> output directory of that kernel build
+# hcbs_build_dir FLAVOUR RT [STOCK] -> output directory of that kernel build
 hcbs_build_dir() {
 	local d=$HCBS_CACHE/build-$1
 	[ "$2" = 1 ] && d=$d-rt
+	[ "${3:-0}" = 1 ] && d=$d-stock
 	printf '%s\n' "$d"
 }
 

@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# scripts/bench-report on purpose-made raw results: medians, ranges and
+# ratios computed from the boots of each kernel, the headline's switch-path
+# ratio (group on hcbs over root on stock), the TCG warning, a run of the
+# hcbs kernel alone (no ratio column), and the errors: no figures at all,
+# a line that is not JSON.
+. "$(dirname "$0")/lib.sh"
+
+report=$HARNESS_ROOT/scripts/bench-report
+raw=$HARNESS_TMP/raw
+mkdir -p "$raw"
+
+fig() {	# fig FILE KERNEL BENCH CASE METRIC VALUE UNIT
+	printf '{"kernel": "%s", "accel": "tcg", "bench": "%s", "case": "%s", "metric": "%s", "value": %s, "unit": "%s"}\n' \
+		"$2" "$3" "$4" "$5" "$6" "$7" >>"$1"
+}
+for r in 1 2 3; do
+	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs pipe root cpu_per_op $((10 + r)) us
+	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs pipe pipe cpu_per_op $((20 + r)) us
+	fig "$raw/stock-$r.jsonl" 6.12.117-stock pipe root cpu_per_op $((19 + r)) us
+	fig "$raw/stock-$r.jsonl" 6.12.117-stock pipe pipe cpu_per_op 30 us
+	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs accuracy q900_p1000 error -0.00$r cpu
+	fig "$raw/stock-$r.jsonl" 6.12.117-stock accuracy q900_p1000 error 0.0$r cpu
+	printf 'load_before 0.10 0.20 0.30\nload_after 1.90 1.00 0.50\nexit 0\naccel tcg\n' >"$raw/hcbs-$r.host"
+	printf 'load_before 0.10 0.20 0.30\nload_after 1.90 1.00 0.50\nexit 0\naccel tcg\n' >"$raw/stock-$r.host"
+done
+
+"$report" --raw "$raw" --command "scripts/bench --rounds 3" --markdown "$HARNESS_TMP/r.md" \
+	--json "$HARNESS_TMP/r.json" >"$HARNESS_TMP/out" 2>&1 || fail "bench-report failed: $(cat "$HARNESS_TMP/out")"
+md=$HARNESS_TMP/r.md
+# medians 12 (11-13) and 21 (20-22): ratio 12/21 = 0.5714
+expect_in "$md" '^\| root \| cpu_per_op \| us \| 12.00 \[11.00, 13.00\] \| 21.00 \[20.00, 22.00\] \| 0.5714 \|$' "the root row with medians, ranges and ratio"
+# headline: hcbs group 22 over stock root 21
+expect_in "$md" 'Switch path: CPU per pipe round trip.*\| 1.048x \| goal <= 1.05x \|' "the switch-path headline ratio"
+expect_in "$md" 'Accuracy \(hcbs\): worst abs\(share - Q/P\) over the sweep \| 0.0020 CPU' "hcbs's worst accuracy error (median of -0.001..-0.003)"
+expect_in "$md" 'Accuracy \(stock\): worst abs\(share - Q/P\) over the sweep \| 0.0200 CPU' "stock's worst accuracy error"
+expect_in "$md" 'Under TCG' "the emulation warning"
+expect_in "$md" 'Reproduce: `scripts/bench --only pipe`' "the command per table"
+expect_in "$md" 'hcbs-2 \(load 0.10 0.20 0.30 -> 1.90 1.00 0.50, exit 0\)' "the host load per boot"
+python3 - "$HARNESS_TMP/r.json" <<'EOF' || fail "bench.json does not hold the figures"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {(x["bench"], x["case"], x["metric"]): x for x in d["figures"]}
+x = f[("pipe", "root", "cpu_per_op")]
+assert x["kernels"]["hcbs"]["median"] == 12 and x["kernels"]["stock"]["n"] == 3, x
+assert abs(x["ratio"] - 12 / 21) < 1e-9, x
+assert d["accelerators"] == ["tcg"], d["accelerators"]
+assert d["headline"][0]["value"] == "1.048x", d["headline"]
+EOF
+diag "medians, ranges, ratios, headline, JSON: ok"
+
+# the hcbs kernel alone: no ratio column, no switch-path headline
+rm -f "$raw"/stock-*
+"$report" --raw "$raw" --markdown "$HARNESS_TMP/h.md" --json "$HARNESS_TMP/h.json" >/dev/null 2>&1 ||
+	fail "bench-report failed on hcbs-only results"
+expect_in "$HARNESS_TMP/h.md" '^\| Case \| Metric \| Unit \| hcbs \|$' "a table with the hcbs column only"
+grep -q 'hcbs / stock' "$HARNESS_TMP/h.md" && fail "hcbs-only report has a ratio column"
+diag "hcbs only: ok"
+
+# errors
+mkdir -p "$HARNESS_TMP/empty"
+if "$report" --raw "$HARNESS_TMP/empty" --markdown "$HARNESS_TMP/e.md" --json "$HARNESS_TMP/e.json" >"$HARNESS_TMP/e.out" 2>&1; then
+	fail "no figures: bench-report succeeded"
+fi
+expect_in "$HARNESS_TMP/e.out" "no figures in $HARNESS_TMP/empty" "the empty-directory error"
+echo '{"kernel": "x", "bench":' >>"$raw/hcbs-2.jsonl"
+if "$report" --raw "$raw" --markdown "$HARNESS_TMP/b.md" --json "$HARNESS_TMP/b.json" >"$HARNESS_TMP/b.out" 2>&1; then
+	fail "a broken line: bench-report succeeded"
+fi
+expect_in "$HARNESS_TMP/b.out" 'hcbs-2.jsonl:4: not JSON' "the file and line of the broken record"
+diag "errors: ok"
+exit 0
