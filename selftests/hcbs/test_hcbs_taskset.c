@@ -26,6 +26,11 @@
  * by 1.3, which covers that overhead, and host stalls of the vCPU (also
  * charged to the server) may cost a task at most 1% of its jobs, none by
  * more than T/2.
+ *
+ * taskset.migration_only runs a set that no partition of its tasks over
+ * the group's servers can schedule, and that global fixed priorities
+ * inside the group (the kernel moving the tasks between the servers)
+ * do: see the comment above that test.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -43,41 +48,58 @@
 #include "hcbs-analysis.h"
 
 #define PATHLEN 512
-#define NR_TASKS 5
+#define MAX_TASKS 5
 
-static const struct {
+/* A periodic task: WCET and period (= deadline) in us, its CPU or -1 (any). */
+struct rt_task {
 	unsigned int c_us, t_us;
-} taskset[NR_TASKS] = {
-	{ 4879, 30000 }, { 561, 36000 }, { 10427, 104000 }, { 4408, 109000 },
-	{ 20271, 250000 },
+	int cpu;
 };
 
-/* Rate Monotonic: the shorter the period, the higher the priority. */
+/* The paper's set, Rate Monotonic order (the table's order is the priority's). */
+#define PAPER_TASKS 5
+static const struct rt_task paper[PAPER_TASKS] = {
+	{ 4879, 30000, HCBS_LOAD_CPU }, { 561, 36000, HCBS_LOAD_CPU },
+	{ 10427, 104000, HCBS_LOAD_CPU }, { 4408, 109000, HCBS_LOAD_CPU },
+	{ 20271, 250000, HCBS_LOAD_CPU },
+};
+
+/* The shorter the period, the higher the priority: task i runs at PRIO_TOP - i. */
 #define PRIO_TOP 50
 #define PERIOD_US 18000
 /* WCET scale for the analysis under emulation, in percent (see above). */
 #define TCG_WCET_SCALE 130
 
-/*
- * The least budget (us) at PERIOD_US with which the task set, its WCETs
- * scaled by @scale percent, is schedulable under rate-monotonic fixed
- * priorities; negative errno on failure.
- */
-static long long least_budget_us(unsigned int scale)
+/* @n tasks of @set as the library's task set, WCETs scaled by @scale %. */
+static void to_taskset(const struct rt_task *set, int n, unsigned int scale,
+		       struct hcbs_task *t, struct hcbs_taskset *ts)
 {
-	struct hcbs_task t[NR_TASKS];
-	struct hcbs_taskset ts = { .t = t, .n = NR_TASKS };
-	uint64_t q;
-	int i, err;
+	int i;
 
-	for (i = 0; i < NR_TASKS; i++) {
+	for (i = 0; i < n; i++) {
 		t[i] = (struct hcbs_task){
-			.wcet = taskset[i].c_us * HCBS_NSEC_PER_USEC * scale / 100,
-			.period = taskset[i].t_us * HCBS_NSEC_PER_USEC,
-			.deadline = taskset[i].t_us * HCBS_NSEC_PER_USEC,
+			.wcet = set[i].c_us * HCBS_NSEC_PER_USEC * scale / 100,
+			.period = set[i].t_us * HCBS_NSEC_PER_USEC,
+			.deadline = set[i].t_us * HCBS_NSEC_PER_USEC,
 			.line = i + 1,
 		};
 	}
+	*ts = (struct hcbs_taskset){ .t = t, .n = n };
+}
+
+/*
+ * The least budget (us) at PERIOD_US with which the paper's task set, its
+ * WCETs scaled by @scale percent, is schedulable under rate-monotonic
+ * fixed priorities; negative errno on failure.
+ */
+static long long least_budget_us(unsigned int scale)
+{
+	struct hcbs_task t[PAPER_TASKS];
+	struct hcbs_taskset ts;
+	uint64_t q;
+	int err;
+
+	to_taskset(paper, PAPER_TASKS, scale, t, &ts);
 	err = hcbs_min_runtime(&ts, true, HCBS_ORDER_RM,
 			       PERIOD_US * HCBS_NSEC_PER_USEC, 1000, &q);
 	return err ? err : (long long)(q / HCBS_NSEC_PER_USEC);
@@ -85,6 +107,7 @@ static long long least_budget_us(unsigned int scale)
 
 struct task_result {
 	uint64_t jobs, misses;
+	uint64_t migrated;	/* jobs that ran on more than one CPU */
 	uint64_t max_resp_ns;
 	uint64_t max_stall_ns;	/* longest step of a job charged at once */
 	uint64_t max_wake_ns;	/* longest time from a release to its job's start */
@@ -92,11 +115,13 @@ struct task_result {
 };
 
 struct taskset_shm {
+	struct rt_task task[MAX_TASKS];
+	int n;
 	uint64_t run_ns;	/* length of the run, set by the parent */
 	uint64_t t0_ns;		/* first (common) release */
 	uint64_t end_ns;	/* no release at or after this */
 	int go;			/* t0_ns and end_ns are set */
-	struct task_result res[NR_TASKS];
+	struct task_result res[MAX_TASKS];
 };
 
 struct task_arg {
@@ -108,14 +133,25 @@ static void *task_thread(void *p)
 {
 	struct task_arg *a = p;
 	struct task_result *r = &a->shm->res[a->i];
-	uint64_t period = taskset[a->i].t_us * HCBS_NSEC_PER_USEC;
-	uint64_t wcet = taskset[a->i].c_us * HCBS_NSEC_PER_USEC;
+	const struct rt_task *task = &a->shm->task[a->i];
+	uint64_t period = task->t_us * HCBS_NSEC_PER_USEC;
+	uint64_t wcet = task->c_us * HCBS_NSEC_PER_USEC;
 	uint64_t release, start, c0, c, c1, resp;
+	int cpu0, cpu, moved;
+	cpu_set_t set;
 
+	if (task->cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(task->cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			r->err = errno;
+			return NULL;
+		}
+	}
 	/*
 	 * Wait, asleep, until every thread exists: the process creating them
-	 * is SCHED_OTHER beside a root FIFO hog, so it gets only the fair
-	 * server's 5% of the CPU, and under emulation creating five threads
+	 * is SCHED_OTHER beside root FIFO hogs, so it gets only the fair
+	 * server's 5% of the CPU, and under emulation creating the threads
 	 * can take longer than any fixed head start.  A thread that began
 	 * after its first releases would count a backlog of jobs as misses.
 	 */
@@ -130,14 +166,20 @@ static void *task_thread(void *p)
 		 * A step of the loop charged more than a few hundred us is the
 		 * machine stalling (or a long interrupt), not the job's code.
 		 */
+		cpu0 = sched_getcpu();
+		moved = 0;
 		c0 = hcbs_thread_cputime_ns();
 		for (c = c0; c - c0 < wcet; c = c1) {
 			c1 = hcbs_thread_cputime_ns();
 			if (c1 - c > HCBS_STALL_STEP_NS && c1 - c > r->max_stall_ns)
 				r->max_stall_ns = c1 - c;
+			cpu = sched_getcpu();
+			if (cpu != cpu0)
+				moved = 1;
 		}
 		resp = hcbs_now_ns() - release;
 		r->jobs++;
+		r->migrated += moved;
 		if (resp > period)
 			r->misses++;
 		if (resp > r->max_resp_ns)
@@ -146,16 +188,16 @@ static void *task_thread(void *p)
 	return NULL;
 }
 
-/* The task-set process: already in its group and pinned; start the threads. */
+/* The task-set process: already in its group; start the threads. */
 static int __attribute__((noreturn)) taskset_main(struct taskset_shm *shm)
 {
-	struct task_arg args[NR_TASKS];
-	pthread_t th[NR_TASKS];
+	struct task_arg args[MAX_TASKS];
+	pthread_t th[MAX_TASKS];
 	pthread_attr_t attr;
 	struct sched_param sp;
 	int i, err, started = 0;
 
-	for (i = 0; i < NR_TASKS; i++) {
+	for (i = 0; i < shm->n; i++) {
 		args[i].shm = shm;
 		args[i].i = i;
 		pthread_attr_init(&attr);
@@ -173,11 +215,11 @@ static int __attribute__((noreturn)) taskset_main(struct taskset_shm *shm)
 	}
 	/* The first release is 200 ms after the last thread was created. */
 	shm->t0_ns = hcbs_now_ns() + 200 * HCBS_NSEC_PER_MSEC;
-	shm->end_ns = started == NR_TASKS ? shm->t0_ns + shm->run_ns : 0;
+	shm->end_ns = started == shm->n ? shm->t0_ns + shm->run_ns : 0;
 	__atomic_store_n(&shm->go, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
-	_exit(started == NR_TASKS ? 0 : 1);
+	_exit(started == shm->n ? 0 : 1);
 }
 
 FIXTURE(taskset) {
@@ -206,34 +248,24 @@ FIXTURE_TEARDOWN_PARENT(taskset)
 	HCBS_ENV_TEARDOWN(&self->env);
 }
 
-TEST_F_TIMEOUT(taskset, paper_8_18, 120)
+/*
+ * Run @n tasks of @set in group @cg for @run_ms (the process may use every
+ * CPU; a task with a CPU pins itself), released together, and wait for the
+ * end.  Results in self->shm->res[].
+ */
+static void run_set(struct __test_metadata *_metadata,
+		    FIXTURE_DATA(taskset) *self, const char *cg,
+		    const struct rt_task *set, int n, unsigned int run_ms,
+		    struct hcbs_hog **hogs, int nr_hogs)
 {
-	unsigned int run_ms = hcbs_window_ms(12000);
-	unsigned int scale = hcbs_machine_slow() ? TCG_WCET_SCALE : 100;
-	char rt[PATHLEN], other[PATHLEN];
-	uint64_t misses = 0, expected_jobs, stall_ns = 0;
-	double max_lateness = -1.0, u = 0, stall_late, work_us = 0;
-	long long usage_us, periods, throttled;
-	struct hcbs_hog *hogs[2];
-	int pfd[2], status, i;
 	pid_t parent = getpid(), child;
-	long long q_us;
+	int pfd[2], status, i;
 	char c = 'g';
 
-	if (run_ms < 10000)
-		run_ms = 10000;
-	/* The paper's figure, to the microsecond: a check of the analysis. */
-	ASSERT_EQ(7955, least_budget_us(100));
-	q_us = least_budget_us(scale);
-	ASSERT_GT(q_us, 0) TH_LOG("no budget at %u us for WCETs x %u%%: %s",
-				  PERIOD_US, scale, strerror((int)-q_us));
-	hcbs_group(_metadata, &self->env, "rt", q_us, PERIOD_US, rt, sizeof(rt));
-	hcbs_group(_metadata, &self->env, "other", 30000, 100000, other, sizeof(other));
-	hogs[0] = hcbs_hog(_metadata, &self->env, other, HCBS_LOAD_CPU, SCHED_FIFO,
-			   PRIO_TOP + 10);
-	hogs[1] = hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
-			   HCBS_PRIO_ROOT_HOG);
-
+	memset(self->shm, 0, sizeof(*self->shm));
+	memcpy(self->shm->task, set, n * sizeof(*set));
+	self->shm->n = n;
+	self->shm->run_ns = run_ms * HCBS_NSEC_PER_MSEC;
 	ASSERT_EQ(0, pipe(pfd));
 	fflush(stdout);
 	/*
@@ -252,13 +284,115 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
 	}
 	self->pid = child;
 	close(pfd[0]);
-	ASSERT_EQ(0, hcbs_pin_cpu(self->pid, HCBS_LOAD_CPU));
-	ASSERT_EQ(0, hcbs_cg_attach(rt, self->pid));
-	self->shm->run_ns = run_ms * HCBS_NSEC_PER_MSEC;
+	ASSERT_EQ(0, hcbs_unpin(self->pid));
+	ASSERT_EQ(0, hcbs_cg_attach(cg, self->pid));
 	ASSERT_EQ(1, write(pfd[1], &c, 1));
 	close(pfd[1]);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < nr_hogs; i++)
 		hcbs_hog_reset_gap(hogs[i]);
+	ASSERT_EQ(self->pid, waitpid(self->pid, &status, 0));
+	self->pid = 0;
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("task-set process failed (status 0x%x)", status);
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(0, self->shm->res[i].err)
+			TH_LOG("task %d: thread setup: %s", i + 1,
+			       strerror(self->shm->res[i].err));
+}
+
+/* Print the server's usage beside the jobs' own work (emulation overhead). */
+static void note_server(struct __test_metadata *_metadata, const char *cg,
+			const struct taskset_shm *shm)
+{
+	long long usage_us, periods, throttled;
+	double work_us = 0;
+	int i;
+
+	for (i = 0; i < shm->n; i++)
+		work_us += (double)shm->res[i].jobs * shm->task[i].c_us;
+	ASSERT_EQ(0, hcbs_cg_read_key(cg, "cpu.rt.stat", "usage_usec", &usage_us));
+	ASSERT_EQ(0, hcbs_cg_read_key(cg, "cpu.rt.stat", "nr_periods", &periods));
+	ASSERT_EQ(0, hcbs_cg_read_key(cg, "cpu.rt.stat", "nr_throttled", &throttled));
+	hcbs_note("server: %.1f ms used for %.1f ms of jobs' work (%+.1f%%), throttled in %lld of %lld periods",
+		  usage_us / 1e3, work_us / 1e3,
+		  work_us > 0 ? 100.0 * (usage_us - work_us) / work_us : 0.0,
+		  throttled, periods);
+}
+
+/*
+ * Check task @i's deadlines: none missed on KVM or hardware; under TCG, where
+ * host stalls of the vCPU are charged to the server, at most 1% of the jobs,
+ * none later than T/2 plus the delay the longest stall seen explains.
+ * Returns the task's max normalized lateness.
+ */
+static double check_task(struct __test_metadata *_metadata,
+			 const struct taskset_shm *shm, int i,
+			 double stall_late, uint64_t stall_ns)
+{
+	const struct task_result *r = &shm->res[i];
+	double t = shm->task[i].t_us * 1000.0;
+	double lateness = (r->max_resp_ns - t) / t;
+
+	hcbs_note("task %d (C %u us, T %u us, FIFO %d, %s): %llu jobs (%llu ran on two CPUs), %llu missed, max response %.3f ms = %.3f T, max start %.3f ms",
+		  i + 1, shm->task[i].c_us, shm->task[i].t_us, PRIO_TOP - i,
+		  shm->task[i].cpu < 0 ? "any CPU" : shm->task[i].cpu ? "CPU 1" : "CPU 0",
+		  (unsigned long long)r->jobs, (unsigned long long)r->migrated,
+		  (unsigned long long)r->misses, r->max_resp_ns / 1e6,
+		  r->max_resp_ns / t, r->max_wake_ns / 1e6);
+	if (hcbs_machine_slow()) {
+		EXPECT_LE(r->misses * 100, r->jobs)
+			TH_LOG("task %d missed %llu of %llu jobs (under TCG at most 1%%)",
+			       i + 1, (unsigned long long)r->misses,
+			       (unsigned long long)r->jobs);
+		EXPECT_LE(lateness, 0.5 + stall_late / t)
+			TH_LOG("task %d: max normalized lateness %.3f (under TCG at most %.3f: 0.5 and a stall of %.3f ms)",
+			       i + 1, lateness, 0.5 + stall_late / t, stall_ns / 1e6);
+	} else {
+		EXPECT_EQ(0, r->misses)
+			TH_LOG("task %d missed %llu of %llu jobs", i + 1,
+			       (unsigned long long)r->misses,
+			       (unsigned long long)r->jobs);
+	}
+	return lateness;
+}
+
+/* The longest stall any hog or job saw. */
+static uint64_t max_stall(const struct taskset_shm *shm, struct hcbs_hog **hogs,
+			  int nr_hogs)
+{
+	uint64_t stall_ns = hcbs_hogs_max_stall_ns(hogs, nr_hogs);
+	int i;
+
+	for (i = 0; i < shm->n; i++)
+		if (shm->res[i].max_stall_ns > stall_ns)
+			stall_ns = shm->res[i].max_stall_ns;
+	return stall_ns;
+}
+
+TEST_F_TIMEOUT(taskset, paper_8_18, 120)
+{
+	unsigned int run_ms = hcbs_window_ms(12000);
+	unsigned int scale = hcbs_machine_slow() ? TCG_WCET_SCALE : 100;
+	char rt[PATHLEN], other[PATHLEN];
+	uint64_t misses = 0, expected_jobs, stall_ns;
+	double max_lateness = -1.0, u = 0, stall_late, lateness;
+	struct hcbs_hog *hogs[2];
+	long long q_us;
+	int i;
+
+	if (run_ms < 10000)
+		run_ms = 10000;
+	/* The paper's figure, to the microsecond: a check of the analysis. */
+	ASSERT_EQ(7955, least_budget_us(100));
+	q_us = least_budget_us(scale);
+	ASSERT_GT(q_us, 0) TH_LOG("no budget at %u us for WCETs x %u%%: %s",
+				  PERIOD_US, scale, strerror((int)-q_us));
+	hcbs_group(_metadata, &self->env, "rt", q_us, PERIOD_US, rt, sizeof(rt));
+	hcbs_group(_metadata, &self->env, "other", 30000, 100000, other, sizeof(other));
+	hogs[0] = hcbs_hog(_metadata, &self->env, other, HCBS_LOAD_CPU, SCHED_FIFO,
+			   PRIO_TOP + 10);
+	hogs[1] = hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
+			   HCBS_PRIO_ROOT_HOG);
 
 	hcbs_note("task set of the paper, Section IV, in a group at (%lld us, %u us) on CPU %d for %u ms:",
 		  q_us, PERIOD_US, HCBS_LOAD_CPU, run_ms);
@@ -266,80 +400,165 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
 		  scale, scale != 100 ? " (emulation overhead)" : "");
 	hcbs_note("beside a 30/100 ms group's FIFO hog and a root FIFO %d hog",
 		  HCBS_PRIO_ROOT_HOG);
-	ASSERT_EQ(self->pid, waitpid(self->pid, &status, 0));
-	self->pid = 0;
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		TH_LOG("task-set process failed (status 0x%x)", status);
+	run_set(_metadata, self, rt, paper, PAPER_TASKS, run_ms, hogs, 2);
 
 	/*
 	 * CPU 1 is never idle here (the root hog), so whatever stall of the
 	 * machine hit it was charged in one step to a job or to a hog.
 	 */
-	stall_ns = hcbs_hogs_max_stall_ns(hogs, 2);
-	for (i = 0; i < NR_TASKS; i++)
-		if (self->shm->res[i].max_stall_ns > stall_ns)
-			stall_ns = self->shm->res[i].max_stall_ns;
-	/*
-	 * What the server paid beside the jobs' own work (wake-ups, context
-	 * switches, timers): the emulation overhead the budget has to cover.
-	 */
-	for (i = 0; i < NR_TASKS; i++)
-		work_us += (double)self->shm->res[i].jobs * taskset[i].c_us;
-	ASSERT_EQ(0, hcbs_cg_read_key(rt, "cpu.rt.stat", "usage_usec", &usage_us));
-	ASSERT_EQ(0, hcbs_cg_read_key(rt, "cpu.rt.stat", "nr_periods", &periods));
-	ASSERT_EQ(0, hcbs_cg_read_key(rt, "cpu.rt.stat", "nr_throttled", &throttled));
-	hcbs_note("server: %.1f ms used for %.1f ms of jobs' work (%+.1f%%), throttled in %lld of %lld periods",
-		  usage_us / 1e3, work_us / 1e3,
-		  work_us > 0 ? 100.0 * (usage_us - work_us) / work_us : 0.0,
-		  throttled, periods);
+	stall_ns = max_stall(self->shm, hogs, 2);
+	note_server(_metadata, rt, self->shm);
 	stall_late = hcbs_stall_delay_ns(stall_ns, q_us * HCBS_NSEC_PER_USEC,
 					 PERIOD_US * HCBS_NSEC_PER_USEC);
 	hcbs_note("longest stall of the machine seen on CPU %d: %.3f ms",
 		  HCBS_LOAD_CPU, stall_ns / 1e6);
 
-	for (i = 0; i < NR_TASKS; i++) {
-		struct task_result *r = &self->shm->res[i];
-		double t = taskset[i].t_us * 1000.0;
-		double lateness = (r->max_resp_ns - t) / t;
+	/*
+	 * Under TCG the host can stall a vCPU for milliseconds and the guest
+	 * charges that to the running server; a full run of the suites saw
+	 * 1-2 such misses in tasks 1-2 (up to 1.34 T).  What an
+	 * under-provisioned or misbehaving server does is different: at 8/18
+	 * ms task 5 missed 7 of its 48 jobs.  Hence check_task()'s allowance.
+	 */
+	for (i = 0; i < PAPER_TASKS; i++) {
+		const struct task_result *r = &self->shm->res[i];
 
-		EXPECT_EQ(0, r->err) TH_LOG("task %d: pthread_create: %s", i + 1,
-					    strerror(r->err));
-		u += (double)taskset[i].c_us / taskset[i].t_us;
-		hcbs_note("task %d (C %u us, T %u us, FIFO %d): %llu jobs, %llu missed, max response %.3f ms = %.3f T, max start %.3f ms",
-			  i + 1, taskset[i].c_us, taskset[i].t_us, PRIO_TOP - i,
-			  (unsigned long long)r->jobs, (unsigned long long)r->misses,
-			  r->max_resp_ns / 1e6, r->max_resp_ns / t, r->max_wake_ns / 1e6);
-		misses += r->misses;
-		/*
-		 * Under TCG the host can stall a vCPU for milliseconds and the
-		 * guest charges that to the running server; a full run of the
-		 * suites saw 1-2 such misses in tasks 1-2 (up to 1.34 T).  What
-		 * an under-provisioned or misbehaving server does is different:
-		 * at 8/18 ms task 5 missed 7 of its 48 jobs.  So there: no task
-		 * may miss more than 1% of its jobs, nor by more than half a T
-		 * plus what the longest stall seen explains.
-		 */
-		if (hcbs_machine_slow()) {
-			EXPECT_LE(r->misses * 100, r->jobs)
-				TH_LOG("task %d missed %llu of %llu jobs (under TCG at most 1%%)",
-				       i + 1, (unsigned long long)r->misses,
-				       (unsigned long long)r->jobs);
-			EXPECT_LE(lateness, 0.5 + stall_late / t)
-				TH_LOG("task %d: max normalized lateness %.3f (under TCG at most %.3f: 0.5 and a stall of %.3f ms)",
-				       i + 1, lateness, 0.5 + stall_late / t, stall_ns / 1e6);
-		}
+		u += (double)paper[i].c_us / paper[i].t_us;
+		lateness = check_task(_metadata, self->shm, i, stall_late, stall_ns);
 		if (lateness > max_lateness)
 			max_lateness = lateness;
+		misses += r->misses;
 		/* every release before the end, give or take the last one */
-		expected_jobs = (uint64_t)run_ms * 1000 / taskset[i].t_us;
+		expected_jobs = (uint64_t)run_ms * 1000 / paper[i].t_us;
 		EXPECT_GE(r->jobs, expected_jobs) TH_LOG("task %d ran %llu jobs, expected %llu",
 			i + 1, (unsigned long long)r->jobs, (unsigned long long)expected_jobs);
 	}
 	hcbs_note("U = %.4f, Q/P = %.4f; deadline misses %llu; max normalized lateness %.4f",
 		  u, (double)q_us / PERIOD_US, (unsigned long long)misses, max_lateness);
-	/* On KVM or hardware: the analysis holds, not one miss. */
-	if (!hcbs_machine_slow())
-		EXPECT_EQ(0, misses);
+}
+
+/*
+ * A task set schedulable only with migration, in one group at Q/P = 9/10 ms
+ * on both CPUs (0.90, the most a CPU gives groups beside its 5% fair server):
+ *
+ *   t1 = (20 ms, 40 ms), t2 = (38 ms, 80 ms), t3 = (38 ms, 80 ms),
+ *   Rate Monotonic, FIFO 50/49/48;  U = 0.500 + 0.475 + 0.475 = 1.45 of 1.80.
+ *
+ * Partitioned, two of the three tasks share a server, and every pair needs
+ * more than it supplies in the long run (0.975 or 0.950 > 0.90): whatever
+ * the partition and whatever the analysis, that server's backlog grows
+ * without bound.  Global FP inside the group schedules it: released
+ * together, on servers that supply 9 ms in every 10 (a speed-0.9 CPU, plus
+ * at most 1 ms of gap), t1 runs [0, 22.2] and t2 [0, 42.2] on one server
+ * each; t3 runs on t1's server from 22.2 until t1's second job preempts it
+ * at 40 (16 ms done), moves to t2's server at 42.2 and finishes its 22 ms
+ * there by about 66.7 (+ gaps): 13 ms of slack against its 80 ms deadline;
+ * the second half of the hyperperiod repeats the first.
+ *
+ * hcbsctl analyze rejects this set both ways (the test prints the verdicts
+ * and checks the partitioned one), and no sufficient test of its kind can
+ * accept it: its global test (Bertogna & Cirinei on m sbf) is
+ * proven never to accept a set that its first-fit partitioning rejects
+ * (docs/hcbsctl.md, "What the global verdict can and cannot add"), because
+ * m independent periodic resources may supply in lock step, which the
+ * test must assume.  The test checks that verdict, then measures: 40 s of
+ * releases, 2000 jobs, each spinning its WCET in thread CPU time, unpinned,
+ * beside a root FIFO 90 hog on each CPU; no miss (the TCG allowance of
+ * paper_8_18: host stalls are charged to the server).  Then the control:
+ * the same set partitioned (t1 and t2 on CPU 0, t3 on CPU 1) for 4 s must
+ * miss most of t2's deadlines, so that the first run's success is the
+ * migration's doing.
+ */
+#define MIG_TASKS 3
+#define MIG_Q_US 9000
+#define MIG_P_US 10000
+
+TEST_F_TIMEOUT(taskset, migration_only, 150)
+{
+	static const struct rt_task global[MIG_TASKS] = {
+		{ 20000, 40000, -1 }, { 38000, 80000, -1 }, { 38000, 80000, -1 },
+	};
+	static const struct rt_task parted[MIG_TASKS] = {
+		{ 20000, 40000, 0 }, { 38000, 80000, 0 }, { 38000, 80000, 1 },
+	};
+	unsigned int run_ms = 40000, ctl_ms = 4000;
+	struct hcbs_gfp_result *gfp;
+	struct hcbs_part_result part;
+	struct hcbs_task t[MIG_TASKS];
+	struct hcbs_taskset ts;
+	struct hcbs_hog *hogs[2];
+	uint64_t jobs = 0, misses = 0, migrated = 0, stall_ns;
+	double stall_late, u, u_pair_min = 2.0;
+	char rt[PATHLEN];
+	int i, j;
+
+	/* No partition: every pair of tasks overloads a server in the long run. */
+	for (i = 0; i < MIG_TASKS; i++)
+		for (j = i + 1; j < MIG_TASKS; j++) {
+			u = (double)global[i].c_us / global[i].t_us +
+			    (double)global[j].c_us / global[j].t_us;
+			if (u < u_pair_min)
+				u_pair_min = u;
+		}
+	ASSERT_GT(u_pair_min, (double)MIG_Q_US / MIG_P_US);
+	/* hcbsctl analyze's verdicts: partitioned no, and global no as well. */
+	to_taskset(global, MIG_TASKS, 100, t, &ts);
+	gfp = calloc(1, sizeof(*gfp));
+	ASSERT_NE(NULL, gfp);
+	ASSERT_EQ(0, hcbs_part_test(&ts, HCBS_ORDER_RM, 2, MIG_Q_US * HCBS_NSEC_PER_USEC,
+				    MIG_P_US * HCBS_NSEC_PER_USEC, &part));
+	EXPECT_FALSE(part.schedulable);
+	ASSERT_EQ(0, hcbs_gfp_test(&ts, HCBS_ORDER_RM, 2, MIG_Q_US * HCBS_NSEC_PER_USEC,
+				   MIG_P_US * HCBS_NSEC_PER_USEC, gfp));
+	hcbs_note("t1 (20, 40) t2 (38, 80) t3 (38, 80) ms, RM, in one group at %d/%d us on CPUs 0-1:",
+		  MIG_Q_US, MIG_P_US);
+	hcbs_note("every pair needs %.3f or more of a server giving %.3f: no partition holds;",
+		  u_pair_min, (double)MIG_Q_US / MIG_P_US);
+	hcbs_note("hcbsctl analyze: partitioned %s, global %s (docs/hcbsctl.md: its global test cannot accept a set first fit rejects)",
+		  part.schedulable ? "accepts" : "rejects",
+		  gfp->schedulable ? "accepts" : "rejects");
+	free(gfp);
+
+	hcbs_group(_metadata, &self->env, "rt", MIG_Q_US, MIG_P_US, rt, sizeof(rt));
+	hogs[0] = hcbs_hog(_metadata, &self->env, NULL, 0, SCHED_FIFO, HCBS_PRIO_ROOT_HOG);
+	hogs[1] = hcbs_hog(_metadata, &self->env, NULL, 1, SCHED_FIFO, HCBS_PRIO_ROOT_HOG);
+
+	hcbs_note("unpinned for %u ms beside a root FIFO %d hog on each CPU:", run_ms,
+		  HCBS_PRIO_ROOT_HOG);
+	run_set(_metadata, self, rt, global, MIG_TASKS, run_ms, hogs, 2);
+	stall_ns = max_stall(self->shm, hogs, 2);
+	note_server(_metadata, rt, self->shm);
+	stall_late = hcbs_stall_delay_ns(stall_ns, MIG_Q_US * HCBS_NSEC_PER_USEC,
+					 MIG_P_US * HCBS_NSEC_PER_USEC);
+	hcbs_note("longest stall of the machine seen: %.3f ms", stall_ns / 1e6);
+	for (i = 0; i < MIG_TASKS; i++) {
+		check_task(_metadata, self->shm, i, stall_late, stall_ns);
+		jobs += self->shm->res[i].jobs;
+		misses += self->shm->res[i].misses;
+		migrated += self->shm->res[i].migrated;
+	}
+	hcbs_note("%llu jobs, %llu missed, %llu ran on both CPUs",
+		  (unsigned long long)jobs, (unsigned long long)misses,
+		  (unsigned long long)migrated);
+	EXPECT_GE(jobs, 2000);
+	/* t3 cannot meet its deadlines without moving (see above). */
+	EXPECT_GT(self->shm->res[2].migrated, 0);
+
+	/* The control: partitioned, t2 must miss. */
+	hcbs_note("control, partitioned for %u ms: t1 and t2 on CPU 0, t3 on CPU 1:", ctl_ms);
+	run_set(_metadata, self, rt, parted, MIG_TASKS, ctl_ms, hogs, 2);
+	for (i = 0; i < MIG_TASKS; i++) {
+		const struct task_result *r = &self->shm->res[i];
+
+		hcbs_note("task %d: %llu jobs, %llu missed, max response %.3f T", i + 1,
+			  (unsigned long long)r->jobs, (unsigned long long)r->misses,
+			  r->max_resp_ns / (self->shm->task[i].t_us * 1000.0));
+	}
+	EXPECT_GE(self->shm->res[1].misses * 2, self->shm->res[1].jobs)
+		TH_LOG("partitioned, t2 missed only %llu of %llu jobs: then the set does not need migration",
+		       (unsigned long long)self->shm->res[1].misses,
+		       (unsigned long long)self->shm->res[1].jobs);
+	EXPECT_GT(self->shm->res[1].jobs, 0);
 }
 
 HCBS_TEST_MAIN
