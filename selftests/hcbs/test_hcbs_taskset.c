@@ -441,33 +441,33 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
  * A task set schedulable only with migration, in one group at Q/P = 9/10 ms
  * on both CPUs (0.90, the most a CPU gives groups beside its 5% fair server):
  *
- *   t1 = (20 ms, 40 ms), t2 = (38 ms, 80 ms), t3 = (38 ms, 80 ms),
- *   Rate Monotonic, FIFO 50/49/48;  U = 0.500 + 0.475 + 0.475 = 1.45 of 1.80.
+ *   t1 = (9.6 ms, 20 ms), t2 = (46 ms, 100 ms), t3 = (46 ms, 100 ms),
+ *   Rate Monotonic, FIFO 50/49/48;  U = 0.48 + 0.46 + 0.46 = 1.40 of 1.80.
  *
  * Partitioned, two of the three tasks share a server, and every pair needs
- * more than it supplies in the long run (0.975 or 0.950 > 0.90): whatever
+ * more than it supplies in the long run (0.94 or 0.92 > 0.90): whatever
  * the partition and whatever the analysis, that server's backlog grows
  * without bound.  Global FP inside the group schedules it: released
- * together, on servers that supply 9 ms in every 10 (a speed-0.9 CPU, plus
- * at most 1 ms of gap), t1 runs [0, 22.2] and t2 [0, 42.2] on one server
- * each; t3 runs on t1's server from 22.2 until t1's second job preempts it
- * at 40 (16 ms done), moves to t2's server at 42.2 and finishes its 22 ms
- * there by about 66.7 (+ gaps): 13 ms of slack against its 80 ms deadline;
- * the second half of the hyperperiod repeats the first.
+ * together, on servers that supply 9 ms in every 10 (about a speed-0.9
+ * CPU), t1 keeps one server busy 10.7 ms in every 20 and t2 runs on the
+ * other until 51.1; t3 fills the first server's idle halves of t1's
+ * periods (9.3 ms each), then runs on the second server from 51.1 and
+ * ends at 83.1, 17 ms before its deadline.  A fluid simulation of this
+ * schedule meets every deadline until each job costs its server 18% more
+ * than its WCET: room for the server overhead that emulation adds.
  *
  * hcbsctl analyze rejects this set both ways (the test prints the verdicts
  * and checks the partitioned one), and no sufficient test of its kind can
- * accept it: its global test (Bertogna & Cirinei on m sbf) is
- * proven never to accept a set that its first-fit partitioning rejects
- * (docs/hcbsctl.md, "What the global verdict can and cannot add"), because
- * m independent periodic resources may supply in lock step, which the
- * test must assume.  The test checks that verdict, then measures: 40 s of
- * releases, 2000 jobs, each spinning its WCET in thread CPU time, unpinned,
- * beside a root FIFO 90 hog on each CPU; no miss (the TCG allowance of
- * paper_8_18: host stalls are charged to the server).  Then the control:
- * the same set partitioned (t1 and t2 on CPU 0, t3 on CPU 1) for 4 s must
- * miss most of t2's deadlines, so that the first run's success is the
- * migration's doing.
+ * accept it: its global test (Bertogna & Cirinei on m sbf) is proven never
+ * to accept a set that its first-fit partitioning rejects (docs/hcbsctl.md,
+ * "What the global verdict can and cannot add"), because m independent
+ * periodic resources may supply in lock step, which the test must assume.
+ * The test checks that verdict, then measures: 30 s of releases, 2100
+ * jobs, each spinning its WCET in thread CPU time, unpinned, beside a root
+ * FIFO 90 hog on each CPU; no miss (the TCG allowance of paper_8_18: host
+ * stalls are charged to the server).  Then the control: the same set
+ * partitioned (t1 and t2 on CPU 0, t3 on CPU 1) for 3 s must miss most of
+ * t2's deadlines, so that the first run's success is the migration's doing.
  */
 #define MIG_TASKS 3
 #define MIG_Q_US 9000
@@ -476,12 +476,12 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
 TEST_F_TIMEOUT(taskset, migration_only, 150)
 {
 	static const struct rt_task global[MIG_TASKS] = {
-		{ 20000, 40000, -1 }, { 38000, 80000, -1 }, { 38000, 80000, -1 },
+		{ 9600, 20000, -1 }, { 46000, 100000, -1 }, { 46000, 100000, -1 },
 	};
 	static const struct rt_task parted[MIG_TASKS] = {
-		{ 20000, 40000, 0 }, { 38000, 80000, 0 }, { 38000, 80000, 1 },
+		{ 9600, 20000, 0 }, { 46000, 100000, 0 }, { 46000, 100000, 1 },
 	};
-	unsigned int run_ms = 40000, ctl_ms = 4000;
+	unsigned int run_ms = 30000, ctl_ms = 3000;
 	struct hcbs_gfp_result *gfp;
 	struct hcbs_part_result part;
 	struct hcbs_task t[MIG_TASKS];
@@ -510,7 +510,7 @@ TEST_F_TIMEOUT(taskset, migration_only, 150)
 	EXPECT_FALSE(part.schedulable);
 	ASSERT_EQ(0, hcbs_gfp_test(&ts, HCBS_ORDER_RM, 2, MIG_Q_US * HCBS_NSEC_PER_USEC,
 				   MIG_P_US * HCBS_NSEC_PER_USEC, gfp));
-	hcbs_note("t1 (20, 40) t2 (38, 80) t3 (38, 80) ms, RM, in one group at %d/%d us on CPUs 0-1:",
+	hcbs_note("t1 (9.6, 20) t2 (46, 100) t3 (46, 100) ms, RM, in one group at %d/%d us on CPUs 0-1:",
 		  MIG_Q_US, MIG_P_US);
 	hcbs_note("every pair needs %.3f or more of a server giving %.3f: no partition holds;",
 		  u_pair_min, (double)MIG_Q_US / MIG_P_US);
