@@ -314,7 +314,7 @@ int main(int argc, char **argv)
 		/* The function hcbsctl set --taskset uses: the same answer. */
 		char e[HCBS_ERRLEN];
 
-		ret = hcbs_taskset_reservation(taskset, period, NULL, NULL, &to, e, sizeof(e));
+		ret = hcbs_taskset_reservation(taskset, period, NULL, NULL, NULL, &to, e, sizeof(e));
 		if (ret) {
 			say(LOG_ERR, "%s", e);
 			return ret;

@@ -217,7 +217,7 @@ static int reservation_of(const struct request *rq, const char *tsdir, struct hc
 		return HCBS_EXIT_USAGE;
 	}
 	/* The function hcbsctl set --taskset uses: the same answer. */
-	ret = hcbs_taskset_reservation(file, rq->period, rq->order, NULL, to, e, sizeof(e));
+	ret = hcbs_taskset_reservation(file, rq->period, rq->order, NULL, NULL, to, e, sizeof(e));
 	if (ret) {
 		/* The shared function names hcbsctl's options; we had annotations. */
 		const char *opt = !strncmp(e, "--period", 8) ? "period" :

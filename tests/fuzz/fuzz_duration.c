@@ -91,6 +91,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ret) {
 			FUZZ_CHECK(ret == -EINVAL, "overhead: returned %d", ret);
 			fuzz_check_err(err, errlen);
+		} else if (ov.automatic) {
+			FUZZ_CHECK(!strcmp(s, "auto") && !ov.per_job && !ov.centi_percent,
+				   "overhead '%s' taken as auto", s);
 		} else if (ov.centi_percent || (*s && s[strlen(s) - 1] == '%')) {
 			FUZZ_CHECK(!ov.per_job && ov.centi_percent <= HCBS_OVERHEAD_MAX_PERCENT * 100,
 				   "overhead '%s' = %" PRIu64 " ns and %u", s, ov.per_job,

@@ -601,6 +601,64 @@ static void parser(void)
 	tap_ok(!invalid, "parser fuzz: no crash, every accepted task valid, every error one line");
 }
 
+/* --overhead: "auto", the fit of a measurement, both parts added and printed. */
+static void overhead(void)
+{
+	struct hcbs_overhead_run run[HCBS_OVERHEAD_RUNS] = {
+		{ .work = 100000, .period = 1000000, .jobs = 1000 },
+		{ .work = 2000000, .period = 10000000, .jobs = 100 },
+	};
+	struct hcbs_task t[2] = {
+		{ .wcet = 1000000, .period = 10000000, .deadline = 10000000 },
+		{ .wcet = 1, .period = 10000000, .deadline = 10000000 },
+	};
+	struct hcbs_taskset ts = { .t = t, .n = 2 };
+	struct hcbs_overhead ov;
+	char buf[96], err[HCBS_ERRLEN];
+	int ret;
+
+	/* charged = 40 us + 1.03 W per job */
+	run[0].charged = 1000ULL * (100000 + 40000 + 3000);
+	run[1].charged = 100ULL * (2000000 + 40000 + 60000);
+	hcbs_overhead_fit(run, &ov);
+	tap_ok(ov.per_job == 40000 && ov.centi_percent == 300 && !ov.automatic,
+	       "fit: 40us + 3%% of W per job -> %llu ns, %u/100 %%",
+	       (unsigned long long)ov.per_job, ov.centi_percent);
+	tap_ok(!strcmp(hcbs_format_overhead(&ov, buf, sizeof(buf)),
+		       "+40us per job +3.00% of each WCET"), "both parts printed: %s", buf);
+	ret = hcbs_taskset_inflate(&ts, &ov);
+	tap_ok(!ret && t[0].wcet == 1070000 && t[1].wcet == 40002,
+	       "both parts added: 1ms -> %llu ns, 1ns -> %llu ns (3%% of 1ns rounded up to 1ns)",
+	       (unsigned long long)t[0].wcet, (unsigned long long)t[1].wcet);
+
+	/* the long jobs cost less per ns than the short ones: no negative share */
+	run[0].charged = 1000ULL * (100000 + 50000);
+	run[1].charged = 100ULL * (2000000 + 20000);
+	hcbs_overhead_fit(run, &ov);
+	tap_ok(ov.centi_percent == 0 && ov.per_job == 50000,
+	       "fit: a negative share is 0, the time per job the short series' (%llu ns, %u)",
+	       (unsigned long long)ov.per_job, ov.centi_percent);
+	/* charged less than the work (a broken counter): nothing negative */
+	run[0].charged = 1000ULL * 90000;
+	run[1].charged = 100ULL * 2500000;
+	hcbs_overhead_fit(run, &ov);
+	tap_ok(ov.per_job == 0 && ov.centi_percent > 0,
+	       "fit: a negative time per job is 0 (%llu ns, %u)",
+	       (unsigned long long)ov.per_job, ov.centi_percent);
+	/* a huge share is capped at the parser's maximum */
+	run[1].charged = 100ULL * 2000000 * 50;
+	hcbs_overhead_fit(run, &ov);
+	tap_ok(ov.centi_percent == HCBS_OVERHEAD_MAX_PERCENT * 100,
+	       "fit: the share is capped at %d%%", HCBS_OVERHEAD_MAX_PERCENT);
+
+	tap_ok(!hcbs_parse_overhead("auto", &ov, err, sizeof(err)) && ov.automatic &&
+	       !ov.per_job && !ov.centi_percent, "\"auto\" parses as a measurement to make");
+	tap_ok(hcbs_parse_overhead("Auto", &ov, err, sizeof(err)) == -EINVAL &&
+	       strstr(err, "or auto"), "\"Auto\" refused: %s", err);
+	tap_ok(!hcbs_parse_overhead("80us", &ov, err, sizeof(err)) && !ov.automatic &&
+	       ov.per_job == 80000, "80us: a time per job, not auto");
+}
+
 int main(void)
 {
 	sbf_by_hand();
@@ -610,5 +668,6 @@ int main(void)
 	extremes();
 	order();
 	parser();
+	overhead();
 	return tap_done();
 }

@@ -542,7 +542,7 @@ run 0 H --json analyze "$T/paper.ts" --period 18ms --overhead 12.5% --cpus 2 && 
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["overhead"] == {"per_job_ns": 0, "percent": 12.5}, d["overhead"]
+assert d["overhead"] == {"per_job_ns": 0, "percent": 12.5, "measured": None}, d["overhead"]
 t = d["taskset"]["tasks"][0]
 assert t["declared_wcet_ns"] == 4879000 and t["wcet_ns"] == 5488875, t
 ' "$T/out"
@@ -576,6 +576,38 @@ run 1 H --cgroup "$C1" set 8ms/18ms --overhead 150us && one_line_err && unchange
 ok $? "set RUNTIME/PERIOD --overhead refused, nothing changed: $(cat "$T/err")"
 run 1 H --cgroup "$C1" set --taskset "$T/paper.ts" --period 18ms --overhead 5 && one_line_err && unchanged
 ok $? "set --taskset --overhead 5 (no unit) refused, nothing changed: $(cat "$T/err")"
+
+# overhead / --overhead auto: the measurement runs on the hcbs kernel only
+# (selftests/hcbsctl measures there); here, every refusal before it
+run 1 H overhead 99999 && one_line_err && grep -q 'CPU 99999 is not online' "$T/err"
+ok $? "overhead 99999: exit 1: $(cat "$T/err")"
+run 1 H overhead -1 && one_line_err
+ok $? "overhead -1: exit 1: $(cat "$T/err")"
+for x in x 1.5 "" 0x1; do
+	run 1 H overhead "$x" && one_line_err && grep -q 'expected the number of an online CPU' "$T/err"
+	ok $? "overhead '$x': exit 1: $(cat "$T/err")"
+done
+run 1 H overhead 0 1 && one_line_err
+ok $? "overhead 0 1: too many arguments"
+run 1 H --cgroup "$C1" overhead && one_line_err && grep -q -- '--cgroup does not apply' "$T/err"
+ok $? "--cgroup overhead refused"
+run 0 H help overhead && grep -q '^Usage: hcbsctl \[--json\] overhead \[CPU\]' "$T/out"
+ok $? "help overhead"
+if [ -e /sys/fs/cgroup/cpu.rt.max ]; then
+	echo "# SKIP the no-HCBS refusals: this host runs an hcbs kernel"
+else
+	run 4 H overhead && one_line_err
+	ok $? "overhead on a kernel without HCBS: exit 4, one line: $(cat "$T/err")"
+	run 4 H analyze "$T/paper.ts" --period 18ms --overhead auto && one_line_err &&
+		grep -q -- '--overhead auto: .*or give the overhead, e.g. --overhead 80us' "$T/err"
+	ok $? "analyze --overhead auto without HCBS: exit 4, says what else works: $(cat "$T/err")"
+	snapshot before
+	run 4 H --cgroup "$C1" set --taskset "$T/paper.ts" --period 18ms --overhead auto && one_line_err && unchanged
+	ok $? "set --taskset --overhead auto without HCBS: exit 4, nothing changed: $(cat "$T/err")"
+fi
+run 1 H analyze "$T/paper.ts" --period 18ms --overhead auto --order nope && one_line_err &&
+	grep -q -- '--order' "$T/err"
+ok $? "analyze --overhead auto --order nope: the bad option first, nothing measured"
 
 # --- the hook ------------------------------------------------------------------
 ST=$T/state

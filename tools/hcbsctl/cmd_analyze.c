@@ -19,6 +19,7 @@ struct analysis {
 	double u;
 	bool have_overhead;		/* --overhead: the WCETs in ts include it */
 	struct hcbs_overhead overhead;
+	struct hcbs_overhead_measurement *measured;	/* --overhead auto */
 	uint64_t *declared;		/* the WCETs of the file, with --overhead */
 };
 
@@ -29,6 +30,7 @@ static int load(const struct opts *o, const char *file, struct analysis *a,
 
 	a->have_overhead = o->overhead != NULL;
 	a->declared = NULL;
+	a->measured = NULL;
 	if (o->overhead && hcbs_parse_overhead(o->overhead, &a->overhead, err, errlen))
 		return HCBS_EXIT_USAGE;
 	ret = hcbs_taskset_load(file, &a->ts, err, errlen);
@@ -38,9 +40,31 @@ static int load(const struct opts *o, const char *file, struct analysis *a,
 		hcbs_taskset_free(&a->ts);
 		return HCBS_EXIT_USAGE;
 	}
+	if (a->have_overhead && a->overhead.automatic) {
+		char e[HCBS_ERRLEN + 64];
+
+		a->measured = calloc(1, sizeof(*a->measured));
+		if (!a->measured) {
+			hcbs_taskset_free(&a->ts);
+			snprintf(err, errlen, "out of memory");
+			return HCBS_EXIT_SYSTEM;
+		}
+		ret = measure_overhead(NULL, a->measured, e, sizeof(e));
+		if (ret) {
+			free(a->measured);
+			a->measured = NULL;
+			hcbs_taskset_free(&a->ts);
+			snprintf(err, errlen, "--overhead auto: %.170s (or give the overhead, e.g. --overhead 80us)",
+				 e);
+			return ret;
+		}
+		a->overhead = a->measured->fit;
+		a->overhead.automatic = true;
+	}
 	if (a->have_overhead) {
 		a->declared = calloc(a->ts.n, sizeof(*a->declared));
 		if (!a->declared) {
+			free(a->measured);
 			hcbs_taskset_free(&a->ts);
 			snprintf(err, errlen, "out of memory");
 			return HCBS_EXIT_SYSTEM;
@@ -48,6 +72,7 @@ static int load(const struct opts *o, const char *file, struct analysis *a,
 		for (int i = 0; i < a->ts.n; i++)
 			a->declared[i] = a->ts.t[i].wcet;
 		if (hcbs_taskset_inflate(&a->ts, &a->overhead)) {
+			free(a->measured);
 			free(a->declared);
 			hcbs_taskset_free(&a->ts);
 			snprintf(err, errlen, "--overhead %s makes a WCET overflow 64 bits", o->overhead);
@@ -60,6 +85,7 @@ static int load(const struct opts *o, const char *file, struct analysis *a,
 
 static void unload(struct analysis *a)
 {
+	free(a->measured);
 	free(a->declared);
 	hcbs_taskset_free(&a->ts);
 }
@@ -265,6 +291,11 @@ static int print_json(const char *file, const struct analysis *a,
 		hcbs_json_uint(j, a->overhead.per_job);
 		hcbs_json_key(j, "percent");
 		hcbs_json_double(j, a->overhead.centi_percent / 100.0);
+		hcbs_json_key(j, "measured");
+		if (a->measured)
+			json_overhead_measurement(j, a->measured);
+		else
+			hcbs_json_null(j);
 		hcbs_json_object_end(j);
 	} else {
 		hcbs_json_null(j);
@@ -399,10 +430,13 @@ static void print_text(const char *file, const struct analysis *a,
 	printf("task set %s: %d task%s, utilization %.4f\n", file, a->ts.n,
 	       a->ts.n == 1 ? "" : "s", a->u);
 	if (a->have_overhead) {
-		char ob[64];
+		char ob[96];
 
-		printf("overhead %s (--overhead): every WCET below includes it; the file's:",
-		       hcbs_format_overhead(&a->overhead, ob, sizeof(ob)));
+		if (a->measured)
+			print_overhead_measurement(a->measured, "");
+		printf("overhead %s (--overhead%s): every WCET below includes it; the file's:",
+		       hcbs_format_overhead(&a->overhead, ob, sizeof(ob)),
+		       a->measured ? " auto" : "");
 		for (int i = 0; i < a->ts.n; i++)
 			printf(" %s", dur(a->declared[i], b1, sizeof(b1)));
 		printf("\n");

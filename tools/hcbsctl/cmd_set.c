@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* hcbsctl set / unset: give a container or cgroup a reservation, or drop it. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hcbsctl.h"
@@ -53,9 +54,29 @@ int cmd_set(struct opts *o)
 	int ret;
 
 	if (o->taskset) {
+		struct hcbs_overhead_measurement *m = NULL;
+
+		if (o->overhead && !strcmp(o->overhead, "auto")) {
+			char e[HCBS_ERRLEN + 64];
+
+			m = calloc(1, sizeof(*m));
+			if (!m) {
+				die_line(o, label, "out of memory");
+				return HCBS_EXIT_SYSTEM;
+			}
+			ret = measure_overhead(NULL, m, e, sizeof(e));
+			if (ret) {
+				die_line(o, label, "--overhead auto: %s (or give the overhead, e.g. --overhead 80us)",
+					 e);
+				free(m);
+				return ret;
+			}
+			print_overhead_measurement(m, "");
+		}
 		/* The same function as the LXC hook's --taskset --period. */
-		ret = hcbs_taskset_reservation(o->taskset, o->period, o->order, o->overhead, &to,
-					       err, sizeof(err));
+		ret = hcbs_taskset_reservation(o->taskset, o->period, o->order, o->overhead,
+					       m ? &m->fit : NULL, &to, err, sizeof(err));
+		free(m);
 		if (ret) {
 			die_line(o, label, "%s", err);
 			return ret;

@@ -77,5 +77,14 @@ int cmd_get(struct opts *o);
 int cmd_list(struct opts *o);
 int cmd_free(struct opts *o);
 int cmd_analyze(struct opts *o);
+int cmd_overhead(struct opts *o);
+
+/* cmd_overhead.c: the measurement of --overhead auto and hcbsctl overhead. */
+/* @arg: a CPU number (NULL: the last online CPU); an hcbs_exit code. */
+int overhead_cpu(const char *arg, int *cpu, char *err, size_t errlen);
+int measure_overhead(const char *cpu_arg, struct hcbs_overhead_measurement *m, char *err,
+		     size_t errlen);
+void print_overhead_measurement(const struct hcbs_overhead_measurement *m, const char *indent);
+void json_overhead_measurement(struct hcbs_json *j, const struct hcbs_overhead_measurement *m);
 
 #endif /* HCBSCTL_H */

@@ -1054,6 +1054,10 @@ int hcbs_parse_overhead(const char *s, struct hcbs_overhead *ov, char *err, size
 	char e[HCBS_ERRLEN];
 
 	memset(ov, 0, sizeof(*ov));
+	if (s && !strcmp(s, "auto")) {
+		ov->automatic = true;
+		return 0;
+	}
 	if (len && s[len - 1] == '%') {
 		uint64_t whole = 0, frac = 0;
 		size_t i = 0, digits = 0, decimals = 0;
@@ -1074,13 +1078,13 @@ int hcbs_parse_overhead(const char *s, struct hcbs_overhead *ov, char *err, size
 		return 0;
 	}
 	if (hcbs_parse_duration_flags(s ? s : "", 0, &ov->per_job, e, sizeof(e))) {
-		hcbs_seterr(err, errlen, "--overhead %s: %s; or a percentage of each WCET, e.g. 12%%",
+		hcbs_seterr(err, errlen, "--overhead %s: %s; or a percentage of each WCET, e.g. 12%%, or auto (measure it here)",
 			    s ? s : "", e);
 		return -EINVAL;
 	}
 	return 0;
 bad_percent:
-	hcbs_seterr(err, errlen, "--overhead %s: expected a percentage from 0%% to %d%% with at most two decimals (e.g. 12%% or 12.5%%), or a time per job (e.g. 80us)",
+	hcbs_seterr(err, errlen, "--overhead %s: expected a percentage from 0%% to %d%% with at most two decimals (e.g. 12%% or 12.5%%), a time per job (e.g. 80us) or auto",
 		    s, HCBS_OVERHEAD_MAX_PERCENT);
 	return -EINVAL;
 }
@@ -1089,7 +1093,11 @@ const char *hcbs_format_overhead(const struct hcbs_overhead *ov, char *buf, size
 {
 	char d[32];
 
-	if (ov->centi_percent)
+	if (ov->centi_percent && ov->per_job)
+		snprintf(buf, len, "+%s per job +%u.%02u%% of each WCET",
+			 hcbs_format_duration(ov->per_job, d, sizeof(d)),
+			 ov->centi_percent / 100, ov->centi_percent % 100);
+	else if (ov->centi_percent)
 		snprintf(buf, len, "+%u.%02u%% of each WCET", ov->centi_percent / 100,
 			 ov->centi_percent % 100);
 	else
@@ -1106,10 +1114,8 @@ int hcbs_taskset_inflate(struct hcbs_taskset *ts, const struct hcbs_overhead *ov
 	for (int i = 0; i < ts->n; i++) {
 		unsigned __int128 w = ts->t[i].wcet;
 
-		if (ov->centi_percent)
-			w += (w * ov->centi_percent + 9999) / 10000;
-		else
-			w += ov->per_job;
+		w += (w * ov->centi_percent + 9999) / 10000;
+		w += ov->per_job;
 		if (w > UINT64_MAX) {
 			free(c);
 			return -ERANGE;
@@ -1123,8 +1129,8 @@ int hcbs_taskset_inflate(struct hcbs_taskset *ts, const struct hcbs_overhead *ov
 }
 
 int hcbs_taskset_reservation(const char *file, const char *period, const char *order,
-			     const char *overhead, struct hcbs_rt *to, char *err,
-			     size_t errlen)
+			     const char *overhead, const struct hcbs_overhead *measured,
+			     struct hcbs_rt *to, char *err, size_t errlen)
 {
 	struct hcbs_overhead ov;
 	struct hcbs_taskset ts;
@@ -1150,7 +1156,10 @@ int hcbs_taskset_reservation(const char *file, const char *period, const char *o
 		return ret;
 	if (hcbs_parse_order(order, &ts, &o, err, errlen)) {
 		ret = HCBS_EXIT_USAGE;
-	} else if (overhead && hcbs_taskset_inflate(&ts, &ov)) {
+	} else if (overhead && ov.automatic && !measured) {
+		hcbs_seterr(err, errlen, "--overhead auto: not measured here; give the overhead, e.g. --overhead 80us");
+		ret = HCBS_EXIT_USAGE;
+	} else if (overhead && hcbs_taskset_inflate(&ts, ov.automatic ? measured : &ov)) {
 		hcbs_seterr(err, errlen, "task set %s: --overhead %s makes a WCET overflow 64 bits",
 			    file, overhead);
 		ret = HCBS_EXIT_USAGE;

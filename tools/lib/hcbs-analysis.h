@@ -222,39 +222,79 @@ int hcbs_taskset_min_reservation(const struct hcbs_taskset *ts, enum hcbs_prio_o
 /*
  * What each job costs its server on this machine beyond its WCET (the
  * wakeup, the context switches, the timer and other interrupts charged to
- * it): a time per job, or a percentage of every WCET, in hundredths of a
- * percent (1250 = 12.5 %).  At most one of the two is non-zero.
+ * it): a time per job, plus a percentage of every WCET in hundredths of a
+ * percent (1250 = 12.5 %).  --overhead gives one of the two; a measurement
+ * (hcbs_overhead_measure) gives both.  @automatic: "auto" was asked, the
+ * caller measures (the two fields are then zero until it does).
  */
 struct hcbs_overhead {
 	uint64_t per_job;	/* ns */
 	uint32_t centi_percent;
+	bool automatic;
 };
 
 #define HCBS_OVERHEAD_MAX_PERCENT 1000
 
 /*
- * --overhead: "80us" (the duration grammar of hcbs.h, 0 allowed) or "12%",
- * "12.5%" (0 to HCBS_OVERHEAD_MAX_PERCENT, at most two decimals).  -EINVAL
- * with one line in @err saying what is accepted.
+ * --overhead: "80us" (the duration grammar of hcbs.h, 0 allowed), "12%",
+ * "12.5%" (0 to HCBS_OVERHEAD_MAX_PERCENT, at most two decimals) or
+ * "auto".  -EINVAL with one line in @err saying what is accepted.
  */
 int hcbs_parse_overhead(const char *s, struct hcbs_overhead *ov, char *err, size_t errlen);
-/* "+80us per job", "+12.5% of each WCET" (for messages). */
+/* "+80us per job", "+12.50% of each WCET", "+38us per job +4.20% of each WCET". */
 const char *hcbs_format_overhead(const struct hcbs_overhead *ov, char *buf, size_t len);
 /*
- * Add @ov to every WCET of @ts (a percentage rounds up to the next ns).
- * -ERANGE (nothing changed) if a WCET would not fit in 64 bits.
+ * Add @ov to every WCET of @ts: per_job, and the percentage of the WCET
+ * rounded up to the next ns.  -ERANGE (nothing changed) if a WCET would
+ * not fit in 64 bits.
  */
 int hcbs_taskset_inflate(struct hcbs_taskset *ts, const struct hcbs_overhead *ov);
 
 /*
+ * Measuring the overhead (overhead.c): a SCHED_FIFO process alone in a
+ * temporary cgroup reserved 40ms/100ms, on one CPU, runs HCBS_OVERHEAD_RUNS
+ * series of periodic jobs, each spinning @work of its own CPU time; the
+ * group's cpu.rt.stat usage over a series is what it was @charged.  Per
+ * job, charged = per_job + (1 + percent / 100) work, fitted from the two
+ * series (each part at least 0, the percentage rounded up).
+ */
+#define HCBS_OVERHEAD_RUNS 2
+
+struct hcbs_overhead_run {
+	uint64_t work, period;	/* ns */
+	unsigned int jobs;
+	uint64_t charged;	/* ns, over the whole series */
+};
+
+struct hcbs_overhead_measurement {
+	int cpu;
+	char cgroup[4096];	/* the temporary group (removed again) */
+	struct hcbs_overhead_run run[HCBS_OVERHEAD_RUNS];
+	struct hcbs_overhead fit;
+};
+
+void hcbs_overhead_fit(const struct hcbs_overhead_run run[HCBS_OVERHEAD_RUNS],
+		       struct hcbs_overhead *ov);
+/*
+ * Measure on @cpu (about 2 s; root, cgroup v2, the hcbs kernel, 0.4 of the
+ * CPU free for groups).  Returns an enum hcbs_exit code, with one line in
+ * @err on failure; leaves nothing behind.
+ */
+int hcbs_overhead_measure(int cpu, struct hcbs_overhead_measurement *m, char *err,
+			  size_t errlen);
+/* The CPU measured by default: the last online one (-1 if unreadable). */
+int hcbs_overhead_default_cpu(void);
+
+/*
  * "--taskset FILE --period P [--order O] [--overhead X]" to a reservation,
- * for hcbsctl set and the LXC hook alike: the period in the duration
- * grammar (whole us, > 0), the overhead (NULL: none), then the file, then
- * hcbs_taskset_min_reservation() on the WCETs with the overhead added.
- * Returns an hcbs_exit code with one line in @err.
+ * for hcbsctl set and the LXC and OCI hooks alike: the period in the
+ * duration grammar (whole us, > 0), the overhead (NULL: none; "auto": the
+ * caller's measurement @measured, refused when that is NULL), then the
+ * file, then hcbs_taskset_min_reservation() on the WCETs with the
+ * overhead added.  Returns an hcbs_exit code with one line in @err.
  */
 int hcbs_taskset_reservation(const char *file, const char *period, const char *order,
-			     const char *overhead, struct hcbs_rt *to, char *err,
-			     size_t errlen);
+			     const char *overhead, const struct hcbs_overhead *measured,
+			     struct hcbs_rt *to, char *err, size_t errlen);
 
 #endif /* HCBS_ANALYSIS_H */

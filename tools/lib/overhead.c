@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Measure what a job costs its server on this machine beyond the CPU time
+ * of its own code (hcbsctl overhead, --overhead auto).
+ *
+ * A job's WCET is the time its code runs.  Its server pays more: the
+ * wakeup, the return to user space, the sleep's system call and the
+ * context switches around it run in the task's context and are charged to
+ * the group, and so are, without CONFIG_IRQ_TIME_ACCOUNTING, interrupts
+ * that land while it runs.  Nothing outside the task can split a real
+ * job's time into "its code" and "the rest", so the cost is measured on a
+ * job whose code time is known: a SCHED_FIFO process alone in a temporary
+ * reserved cgroup runs two series of periodic jobs, each spinning a fixed
+ * amount of its own CPU time (CLOCK_THREAD_CPUTIME_ID), and the group's
+ * cpu.rt.stat usage over each series is what the server was charged.
+ * Per job, charged = a + (1 + b) W: a is the cost of an activation, b the
+ * share that grows with the job's length; two job lengths give both.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "hcbs.h"
+#include "hcbs-analysis.h"
+#include "hcbs-rt.h"
+
+/* The measurement's own reservation and its two series of jobs. */
+#define OV_RUNTIME_US	40000
+#define OV_PERIOD_US	100000
+#define OV_PRIO		50
+
+static const struct hcbs_overhead_run ov_plan[HCBS_OVERHEAD_RUNS] = {
+	{ .work = 100 * 1000ULL, .period = 1000 * 1000ULL, .jobs = 1000 },
+	{ .work = 2000 * 1000ULL, .period = 10 * 1000 * 1000ULL, .jobs = 100 },
+};
+
+void hcbs_overhead_fit(const struct hcbs_overhead_run run[HCBS_OVERHEAD_RUNS],
+		       struct hcbs_overhead *ov)
+{
+	double y0 = (double)run[0].charged / run[0].jobs;
+	double y1 = (double)run[1].charged / run[1].jobs;
+	double w0 = (double)run[0].work, w1 = (double)run[1].work;
+	double b = (y1 - y0) / (w1 - w0) - 1.0, a;
+
+	/*
+	 * Noise can make either part come out negative: a machine cannot
+	 * charge less than the job's own time, so no part is below zero.
+	 */
+	if (b < 0)
+		b = 0;
+	a = y0 - (1.0 + b) * w0;
+	if (a < 0)
+		a = 0;
+	memset(ov, 0, sizeof(*ov));
+	ov->per_job = (uint64_t)(a + 0.5);
+	/*
+	 * Up to the next hundredth of a percent: sizing errs on the safe
+	 * side (less a rounding error of the division, so that an exact 3%
+	 * stays 3.00%).
+	 */
+	b = ceil(b * 10000.0 - 1e-6);
+	ov->centi_percent = b > HCBS_OVERHEAD_MAX_PERCENT * 100 ?
+			    HCBS_OVERHEAD_MAX_PERCENT * 100 : (uint32_t)b;
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The measured process: join @dir, go to @cpu, turn SCHED_FIFO, then for
+ * each series wait for a byte on @go, run its jobs and answer a byte on
+ * @done.  Exits 0, or the step that failed (1 cgroup, 2 affinity, 3 policy).
+ */
+static void __attribute__((noreturn)) ov_child(const char *dir, int cpu, int go, int done)
+{
+	struct sched_param sp = { .sched_priority = OV_PRIO };
+	char path[PATH_MAX], c;
+	cpu_set_t set;
+	int fd;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >= (int)sizeof(path))
+		_exit(1);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "0", 1) != 1)
+		_exit(1);
+	close(fd);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		_exit(2);
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		_exit(3);
+	for (int r = 0; r < HCBS_OVERHEAD_RUNS; r++) {
+		const struct hcbs_overhead_run *p = &ov_plan[r];
+		uint64_t release;
+
+		if (read(go, &c, 1) != 1)
+			_exit(0);
+		release = now_ns(CLOCK_MONOTONIC) + p->period;
+		for (unsigned int j = 0; j < p->jobs; j++, release += p->period) {
+			struct timespec ts = {
+				.tv_sec = (time_t)(release / 1000000000ULL),
+				.tv_nsec = (long)(release % 1000000000ULL),
+			};
+			uint64_t c0;
+
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+				;
+			c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+			while (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0 < p->work)
+				;
+		}
+		/* settle: the last job's sleep is charged before the reading */
+		usleep(20000);
+		if (write(done, "d", 1) != 1)
+			_exit(0);
+	}
+	_exit(0);
+}
+
+static int write_str(const char *dir, const char *file, const char *s)
+{
+	char path[PATH_MAX];
+	int fd, ret = 0;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static bool has_word(const char *dir, const char *file, const char *word)
+{
+	char path[PATH_MAX], *text = NULL, e[HCBS_ERRLEN];
+	bool found = false;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path) ||
+	    hcbs_read_text(path, &text, e, sizeof(e)))
+		return false;
+	for (char *t = strtok(text, " \n"); t; t = strtok(NULL, " \n"))
+		if (!strcmp(t, word))
+			found = true;
+	free(text);
+	return found;
+}
+
+static int usage_ns(const char *dir, uint64_t *ns, char *err, size_t errlen)
+{
+	struct hcbs_rt_stat st;
+
+	if (hcbs_rt_read_stat(dir, &st, err, errlen))
+		return -EIO;
+	if (!st.valid) {
+		hcbs_seterr(err, errlen, "%s/cpu.rt.stat has no usage_usec", dir);
+		return -EIO;
+	}
+	*ns = st.usage_usec * 1000ULL;
+	return 0;
+}
+
+int hcbs_overhead_measure(int cpu, struct hcbs_overhead_measurement *m, char *err,
+			  size_t errlen)
+{
+	int go[2] = { -1, -1 }, done[2] = { -1, -1 }, version = 0, status, ret;
+	char root[PATH_MAX], e[HCBS_ERRLEN], w[HCBS_ERRLEN];
+	bool enabled_cpu = false, made = false;
+	enum hcbs_rt_abi abi;
+	struct hcbs_rt to = { .runtime_us = OV_RUNTIME_US, .period_us = OV_PERIOD_US };
+	pid_t pid = -1;
+	char c;
+
+	memset(m, 0, sizeof(*m));
+	m->cpu = cpu;
+	if (hcbs_cpu_cgroup_root(root, sizeof(root), &version, e, sizeof(e))) {
+		hcbs_seterr(err, errlen, "no cpu cgroup hierarchy: %s", e);
+		return HCBS_EXIT_NOHCBS;
+	}
+	if (version != 2) {
+		hcbs_seterr(err, errlen, "measuring needs cgroup v2 (the cpu controller is on v1 here, at %s)",
+			    root);
+		return HCBS_EXIT_NOHCBS;
+	}
+	/* Nothing is touched on a kernel without HCBS (the root's cpu.rt.max). */
+	ret = hcbs_rt_check(root, &abi, e, sizeof(e));
+	if (ret) {
+		hcbs_seterr(err, errlen, "%s", e);
+		return ret;
+	}
+	if (!has_word(root, "cgroup.subtree_control", "cpu")) {
+		ret = write_str(root, "cgroup.subtree_control", "+cpu");
+		if (ret) {
+			hcbs_seterr(err, errlen, "%s/cgroup.subtree_control: cannot enable cpu: %s",
+				    root, strerror(-ret));
+			return ret == -EACCES || ret == -EPERM ? HCBS_EXIT_PERM : HCBS_EXIT_SYSTEM;
+		}
+		enabled_cpu = true;
+	}
+	if (snprintf(m->cgroup, sizeof(m->cgroup), "%s/hcbs-overhead-%d", root,
+		     (int)getpid()) >= (int)sizeof(m->cgroup)) {
+		hcbs_seterr(err, errlen, "cgroup path under %s too long", root);
+		ret = HCBS_EXIT_SYSTEM;
+		goto out;
+	}
+	if (mkdir(m->cgroup, 0755)) {
+		ret = errno;
+		hcbs_seterr(err, errlen, "cannot create %s: %s", m->cgroup, strerror(ret));
+		ret = ret == EACCES || ret == EPERM || ret == EROFS ? HCBS_EXIT_PERM : HCBS_EXIT_SYSTEM;
+		goto out;
+	}
+	made = true;
+	ret = hcbs_reserve(m->cgroup, &to, NULL, NULL, e, sizeof(e), w, sizeof(w));
+	if (ret) {
+		hcbs_seterr(err, errlen, "the measurement's own reservation (%uus/%uus): %s",
+			    OV_RUNTIME_US, OV_PERIOD_US, e);
+		goto out;
+	}
+	if (pipe2(go, O_CLOEXEC) || pipe2(done, O_CLOEXEC)) {
+		hcbs_seterr(err, errlen, "pipe: %s", strerror(errno));
+		ret = HCBS_EXIT_SYSTEM;
+		goto out;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		hcbs_seterr(err, errlen, "fork: %s", strerror(errno));
+		ret = HCBS_EXIT_SYSTEM;
+		goto out;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(done[0]);
+		ov_child(m->cgroup, cpu, go[0], done[1]);
+	}
+	close(go[0]);
+	close(done[1]);
+	go[0] = done[1] = -1;
+	for (int r = 0; r < HCBS_OVERHEAD_RUNS; r++) {
+		uint64_t u0, u1;
+
+		m->run[r] = ov_plan[r];
+		ret = HCBS_EXIT_SYSTEM;
+		if (usage_ns(m->cgroup, &u0, err, errlen))
+			goto out;
+		if (write(go[1], "g", 1) != 1 || read(done[0], &c, 1) != 1)
+			break;
+		if (usage_ns(m->cgroup, &u1, err, errlen))
+			goto out;
+		m->run[r].charged = u1 - u0;
+	}
+	close(go[1]);
+	go[1] = -1;
+	if (waitpid(pid, &status, 0) != pid) {
+		hcbs_seterr(err, errlen, "waitpid: %s", strerror(errno));
+		goto out;
+	}
+	pid = -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		static const char *const step[] = {
+			"ran", "could not join the cgroup", "could not move to the CPU",
+			"could not turn SCHED_FIFO",
+		};
+		int s = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+
+		hcbs_seterr(err, errlen, "the measured process on CPU %d %s (status 0x%x)", cpu,
+			    s > 0 && s < 4 ? step[s] : "failed", status);
+		ret = s == 3 ? HCBS_EXIT_PERM : HCBS_EXIT_SYSTEM;
+		goto out;
+	}
+	for (int r = 0; r < HCBS_OVERHEAD_RUNS; r++) {
+		if (m->run[r].charged < m->run[r].jobs * m->run[r].work / 2) {
+			hcbs_seterr(err, errlen, "series %d: the group was charged %llu ns for %u jobs of %llu ns: cpu.rt.stat does not count this group's RT time",
+				    r + 1, (unsigned long long)m->run[r].charged, m->run[r].jobs,
+				    (unsigned long long)m->run[r].work);
+			goto out;
+		}
+	}
+	hcbs_overhead_fit(m->run, &m->fit);
+	ret = HCBS_EXIT_OK;
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (done[i] >= 0)
+			close(done[i]);
+	}
+	if (made) {
+		/* the child's exit is asynchronous for the cgroup: retry a little */
+		for (int i = 0; i < 100 && rmdir(m->cgroup) && errno == EBUSY; i++)
+			usleep(10000);
+	}
+	if (enabled_cpu)
+		write_str(root, "cgroup.subtree_control", "-cpu");
+	return ret;
+}
+
+int hcbs_overhead_default_cpu(void)
+{
+	int cpus[HCBS_ANALYSIS_MAX_CPUS];
+	int n = hcbs_online_cpus(cpus, HCBS_ANALYSIS_MAX_CPUS);
+
+	if (n <= 0)
+		return -1;
+	return cpus[(n < HCBS_ANALYSIS_MAX_CPUS ? n : HCBS_ANALYSIS_MAX_CPUS) - 1];
+}
