@@ -15,15 +15,7 @@ command -v python3 >/dev/null || skip_all "python3 not installed"
 probe_hcbs || skip_all "kernel without HCBS: no cpu.rt.max in a new cpu cgroup ($(uname -r))"
 [ "$HCBS_IFACE" = cpu.rt.max ] || skip_all "these tests read cpu.rt.max; the kernel offers $HCBS_IFACE"
 
-TS=$HCBS_TMP/paper.ts
-cat >"$TS" <<'EOF'
-# the HCBS paper's Section IV task set
-4879us 30ms
-561us 36ms
-10427us 104ms
-4408us 109ms
-20271us 250ms
-EOF
+TS=$HCBS_ROOT/docs/examples/paper.ts
 subtree0=$(cat $CGROOT/cgroup.subtree_control)
 total_bw() { awk '/dl_bw->total_bw/ { s += $3 } END { print s + 0 }' /sys/kernel/debug/sched/debug 2>/dev/null; }
 bw0=$(total_bw)

@@ -60,14 +60,7 @@ run 4 H --cgroup "$CG/nocpu" get && one_line_err
 ok $? "get without HCBS: exit 4"
 
 # --- a NAME with a '/' is a cgroup path, as with --cgroup ----------------------
-cat >"$T/paper.ts" <<EOF
-# Section IV of the paper: (C, T) in microseconds, rate monotonic
-4879us 30ms
-561us 36ms
-10427us 104ms
-4408us 109ms
-20271us 250ms
-EOF
+cp "$SRC/docs/examples/paper.ts" "$T/paper.ts"
 echo "max 1000000" >"$C1/cpu.rt.max"
 run 0 H set "$C1" 8ms/18ms && [ "$(cat "$C1/cpu.rt.max")" = "8000 18000" ] && grep -q "^$C1: 8ms/18ms (0.444 CPU" "$T/out"
 ok $? "set PATH 8ms/18ms: the cgroup PATH, labelled by its path: $(cat "$T/out")"

@@ -47,6 +47,13 @@ int hcbs_rt_read(const char *dir, enum hcbs_rt_abi abi, struct hcbs_rt *rt,
 int hcbs_rt_read_stat(const char *dir, struct hcbs_rt_stat *st,
 		      char *err, size_t errlen);
 
+/*
+ * Write @value into @dir/@file in one write(2): 0 or -errno (-EIO for a
+ * short write).  A plain file standing in for cgroupfs (tests) is
+ * truncated to the value.
+ */
+int hcbs_cgroup_write(const char *dir, const char *file, const char *value);
+
 /* Parse the contents of cpu.rt.max ("8000 18000\n", "max 1000000\n"). */
 int hcbs_rt_parse_max(const char *text, struct hcbs_rt *rt);
 

@@ -135,22 +135,6 @@ static void __attribute__((noreturn)) ov_child(const char *dir, int cpu, int go,
 	_exit(0);
 }
 
-static int write_str(const char *dir, const char *file, const char *s)
-{
-	char path[PATH_MAX];
-	int fd, ret = 0;
-
-	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 static bool has_word(const char *dir, const char *file, const char *word)
 {
 	char path[PATH_MAX], *text = NULL, e[HCBS_ERRLEN];
@@ -209,7 +193,7 @@ int hcbs_overhead_measure(int cpu, struct hcbs_overhead_measurement *m, char *er
 		return ret;
 	}
 	if (!has_word(root, "cgroup.subtree_control", "cpu")) {
-		ret = write_str(root, "cgroup.subtree_control", "+cpu");
+		ret = hcbs_cgroup_write(root, "cgroup.subtree_control", "+cpu");
 		if (ret) {
 			hcbs_seterr(err, errlen, "%s/cgroup.subtree_control: cannot enable cpu: %s",
 				    root, strerror(-ret));
@@ -315,7 +299,7 @@ out:
 			usleep(10000);
 	}
 	if (enabled_cpu)
-		write_str(root, "cgroup.subtree_control", "-cpu");
+		hcbs_cgroup_write(root, "cgroup.subtree_control", "-cpu");
 	return ret;
 }
 

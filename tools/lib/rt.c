@@ -494,7 +494,7 @@ static bool is_cgroupfs(int fd)
 	       (sf.f_type == CGROUP2_SUPER_MAGIC || sf.f_type == CGROUP_SUPER_MAGIC);
 }
 
-static int write_at(const char *dir, const char *file, const char *value)
+int hcbs_cgroup_write(const char *dir, const char *file, const char *value)
 {
 	char p[PATH_MAX];
 	size_t len = strlen(value);
@@ -524,7 +524,7 @@ int hcbs_rt_apply(const char *dir, const struct hcbs_rt_step *steps, int n,
 	*failed_step = -1;
 	*rolled_back = true;
 	for (int i = 0; i < n; i++) {
-		int ret = write_at(dir, steps[i].file, steps[i].value);
+		int ret = hcbs_cgroup_write(dir, steps[i].file, steps[i].value);
 
 		if (!ret)
 			continue;
@@ -533,7 +533,7 @@ int hcbs_rt_apply(const char *dir, const struct hcbs_rt_step *steps, int n,
 			char v[48];
 
 			format_value(steps[k].file, &steps[k].before, v, sizeof(v));
-			if (write_at(dir, steps[k].file, v))
+			if (hcbs_cgroup_write(dir, steps[k].file, v))
 				*rolled_back = false;
 		}
 		return ret;
