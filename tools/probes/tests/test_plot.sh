@@ -42,5 +42,14 @@ t "a quoted name with a comma keeps its columns" \
 t "a row with an unquoted comma is refused in one line" \
 	'[ "$("$PLOT" "$tmp/shift.csv" "$tmp/f.png" 2>&1 >/dev/null | wc -l)" = 1 ] &&
 	 "$PLOT" "$tmp/shift.csv" "$tmp/f.png" 2>&1 | grep -q "line 2: 22 fields, expected 21" && ! [ -e "$tmp/f.png" ]'
+# Figure 3's window: l in [-1, 1], the jobs beyond it counted in the label
+{ head -1 "$tmp/a.csv"; for l in -0.5 0.5 1.5 2.5; do echo "vbbu1,7,10,11,l1,1,0,0,0,0,0,1000,1000,$l,0,0,timer,0,0,0,0"; done; } >"$tmp/tail.csv"
+t "--xrange -1:1 counts the jobs beyond the window" \
+	'"$PLOT" --xrange -1:1 "$tmp/tail.csv" "$tmp/g.png" >"$tmp/g.out" &&
+	 grep -qx "l1/11 (vbbu1): 4 jobs, 3 missed, 2 beyond l = 1" "$tmp/g.out" && [ -s "$tmp/g.png" ]'
+for r in 1:-1 1 a:b -1:1:2 "" 0:0; do
+	t "--xrange '$r' is refused in one line" \
+		'[ "$("$PLOT" --xrange "$r" "$tmp/a.csv" "$tmp/h.png" 2>&1 | wc -l)" = 1 ] && ! [ -e "$tmp/h.png" ]'
+done
 echo "1..$n"
 exit $failed
