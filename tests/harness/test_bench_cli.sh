@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# scripts/bench and scripts/guest/bench refuse bad arguments with one line
+# that says what is accepted, before building or booting anything, and
+# --help prints their documentation.
+. "$(dirname "$0")/lib.sh"
+
+bench=$HARNESS_ROOT/scripts/bench guest=$HARNESS_ROOT/scripts/guest/bench
+
+# refused CMD... EXPECTED-REGEX: exit non-zero, exactly one line matching
+refused() {
+	local want=${*: -1} out=$HARNESS_TMP/out
+	if "${@:1:$#-1}" >"$out" 2>&1; then
+		fail "$(basename "$1") ${*:2:$#-2}: accepted"
+	fi
+	[ "$(wc -l <"$out")" = 1 ] || fail "$(basename "$1") ${*:2:$#-2}: not one line: $(cat "$out")"
+	grep -qE -- "$want" "$out" || fail "$(basename "$1") ${*:2:$#-2}: '$(cat "$out")' does not match '$want'"
+	diag "$(basename "$1") ${*:2:$#-2}: $(cat "$out")"
+}
+
+refused "$bench" --rounds 0 "--rounds '0': accepted: a number from 1"
+refused "$bench" --rounds x "--rounds 'x': accepted"
+refused "$bench" --accel qemu "--accel 'qemu': accepted: kvm, tcg, auto"
+refused "$bench" --only pipe,nope "unknown benchmark 'nope' \(accepted: pipe, hackbench, admin, scale, latency, accuracy\)"
+refused "$bench" --bogus "unknown option '--bogus'"
+refused "$guest" --out /dev/null --only nope "unknown benchmark 'nope'"
+refused "$guest" --only pipe "--out FILE is required"
+refused "$guest" --bogus "unknown option '--bogus'"
+"$bench" --help | grep -q '^Usage: scripts/bench' || fail "bench --help"
+"$guest" --help | grep -q '^Usage: scripts/guest/bench' || fail "guest/bench --help"
+diag "--help: ok"
+exit 0
