@@ -69,7 +69,6 @@ for t in d["taskset"]["tasks"]:
 print(f"# least runtime at 18ms with the measured overhead: {d['reservation']}")
 EOF
 ok $? "analyze --overhead auto --json: the measurement, and every WCET = declared + per job + percent"
-least() { "$HCBSCTL" analyze "$TS" --period 18ms "$@" | sed -n 's/^least runtime[^:]*: \([0-9.]*[mu]s\).*/\1/p' | head -n1; }
 run 0 "$HCBSCTL" analyze "$TS" --period 18ms --overhead auto && grep -q '^overhead +.* (--overhead auto): every WCET below includes it' "$OUT" &&
 	grep -q '^measured on CPU ' "$OUT"
 ok $? "analyze --overhead auto: prints the measurement and what it added"
