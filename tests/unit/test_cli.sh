@@ -189,6 +189,13 @@ ok $? "unset writes 'max 18000' (keeps the period)"
 echo -1 >"$SYS/sched_rt_runtime_us"
 run 0 H --cgroup "$C1" set 8ms/18ms && grep -q 'warning: kernel.sched_rt_runtime_us is -1' "$T/err"
 ok $? "sched_rt_runtime_us = -1: set works and warns: $(cat "$T/err")"
+run 0 H --cgroup "$C1" set 20us/1ms && [ "$(cat "$C1/cpu.rt.max")" = "20 1000" ] &&
+	grep -q 'warning: .*: a runtime of 20us is set, but below 50us it is not exact per period' "$T/err" &&
+	[ "$(grep -c "not exact per period" "$T/err")" = 1 ] || false
+ok $? "set 20us/1ms: set, with one warning that a budget below 50us is not exact per period"
+run 0 H --cgroup "$C1" set 50us/1ms && ! grep -q 'not exact per period' "$T/err"
+ok $? "set 50us/1ms: no such warning"
+H --cgroup "$C1" set 8ms/18ms >/dev/null 2>&1	# as the tests below expect
 echo 950000 >"$SYS/sched_rt_runtime_us"
 snapshot before
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then

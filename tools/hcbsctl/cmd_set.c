@@ -6,6 +6,15 @@
 
 #include "hcbsctl.h"
 
+/*
+ * Below this runtime a reservation is accepted but not exact per period: the
+ * kernel arms the budget's hrtick at least 10us ahead (hrtick_start()) and
+ * it fires with the timer interrupt's latency, so a period can overrun by
+ * 10us or more; CBS pays an overrun back in the next periods, so the share
+ * over many periods stays Q/P.
+ */
+#define HCBS_EXACT_RUNTIME_MIN_US 50
+
 static int apply(struct opts *o, const char *label, const struct hcbs_rt *to)
 {
 	char err[8192], warn[HCBS_ERRLEN], buf[64];
@@ -35,6 +44,10 @@ static int apply(struct opts *o, const char *label, const struct hcbs_rt *to)
 	} else if (to->runtime_us == HCBS_RT_MAX) {
 		printf("%s: max (no own reservation)\n", t.label);
 	} else {
+		if (to->runtime_us < HCBS_EXACT_RUNTIME_MIN_US)
+			warn_line("%s: a runtime of %lluus is set, but below %dus it is not exact per period: the budget's timer fires 10us or more late, an overrun the next periods pay back (the share stays Q/P)",
+				  t.label, (unsigned long long)to->runtime_us,
+				  HCBS_EXACT_RUNTIME_MIN_US);
 		char cpus[256];
 		int n = reservation_cpus(t.path, cpus, sizeof(cpus));
 
