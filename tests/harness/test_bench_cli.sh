@@ -22,7 +22,7 @@ refused() {
 refused "$bench" --rounds 0 "--rounds '0': accepted: a number from 1"
 refused "$bench" --rounds x "--rounds 'x': accepted"
 refused "$bench" --accel qemu "--accel 'qemu': accepted: kvm, tcg, auto"
-refused "$bench" --only pipe,nope "unknown benchmark 'nope' \(accepted: pipe, hackbench, admin, scale, latency, vran, accuracy\)"
+refused "$bench" --only pipe,nope "unknown benchmark 'nope' \(accepted: pipe, jobcost, hackbench, admin, scale, latency, vran, accuracy\)"
 refused "$bench" --bogus "unknown option '--bogus'"
 refused "$guest" --out /dev/null --only nope "unknown benchmark 'nope'"
 refused "$guest" --only pipe "--out FILE is required"
