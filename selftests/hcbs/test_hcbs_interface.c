@@ -1304,8 +1304,13 @@ TEST_F_TIMEOUT(trace, budget_overrun, 90)
 				  over[n / 2] / 1e3, over[n * 99 / 100] / 1e3, over[n - 1] / 1e3,
 				  q * 0.02, hcbs_machine_slow() ?
 				  "; TCG: the guest's timers fire late, not checked" : "");
-		/* most periods end in a throttle (under TCG a stalled vCPU skips some) */
-		EXPECT_GE(n * 4, (size_t)(2000 * 1000 / p)) TH_LOG("%zu throttles in 2 s of %lld us periods", n, p);
+		/*
+		 * Most periods end in a throttle.  Under TCG a timer that fires
+		 * milliseconds late is an overrun of many budgets, which CBS
+		 * pays back with as many periods without a throttle.
+		 */
+		EXPECT_GE(n, hcbs_machine_slow() ? 10 : (size_t)(2000 * 1000 / p / 4))
+			TH_LOG("%zu throttles in 2 s of %lld us periods", n, p);
 		/* CBS pays an overrun back: the share holds over the window */
 		EXPECT_TRUE(hcbs_values_close(share, (double)q / p, hcbs_machine_slow() ? 0.03 : 0.01))
 			TH_LOG("share %.4f, Q/P %.4f (tolerance %.2f%s)", share, (double)q / p,
