@@ -441,7 +441,7 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
  * A task set schedulable only with migration, in one group at Q/P = 9/10 ms
  * on both CPUs (0.90, the most a CPU gives groups beside its 5% fair server):
  *
- *   t1 = (9.6 ms, 20 ms), t2 = (46 ms, 100 ms), t3 = (46 ms, 100 ms),
+ *   t1 = (14.4 ms, 30 ms), t2 = (69 ms, 150 ms), t3 = (69 ms, 150 ms),
  *   Rate Monotonic, FIFO 50/49/48;  U = 0.48 + 0.46 + 0.46 = 1.40 of 1.80.
  *
  * Partitioned, two of the three tasks share a server, and every pair needs
@@ -449,12 +449,16 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
  * the partition and whatever the analysis, that server's backlog grows
  * without bound.  Global FP inside the group schedules it: released
  * together, on servers that supply 9 ms in every 10 (about a speed-0.9
- * CPU), t1 keeps one server busy 10.7 ms in every 20 and t2 runs on the
- * other until 51.1; t3 fills the first server's idle halves of t1's
- * periods (9.3 ms each), then runs on the second server from 51.1 and
- * ends at 83.1, 17 ms before its deadline.  A fluid simulation of this
+ * CPU), t1 keeps one server busy 16 ms in every 30 and t2 runs on the
+ * other until 76.7; t3 fills the first server's idle parts of t1's
+ * periods (14 ms each), then runs on the second server from 76.7 and
+ * ends at 124.7, 25 ms before its deadline.  A fluid simulation of this
  * schedule meets every deadline until each job costs its server 18% more
- * than its WCET: room for the server overhead that emulation adds.
+ * than its WCET: room for the server overhead that emulation adds (2% was
+ * measured).  The periods are 1.5 times those of a 20/100 ms design: at
+ * 20/100 ms a run under TCG had 3 of 300 jobs of t3 late by up to 0.14 T,
+ * the emulator's stalls (9 ms) and its milliseconds-late reschedule IPIs
+ * (a pull waits for one) taking a larger part of a shorter period.
  *
  * hcbsctl analyze rejects this set both ways (the test prints the verdicts
  * and checks the partitioned one), and no sufficient test of its kind can
@@ -462,11 +466,11 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
  * to accept a set that its first-fit partitioning rejects (docs/hcbsctl.md,
  * "What the global verdict can and cannot add"), because m independent
  * periodic resources may supply in lock step, which the test must assume.
- * The test checks that verdict, then measures: 30 s of releases, 2100
+ * The test checks that verdict, then measures: 45 s of releases, 2100
  * jobs, each spinning its WCET in thread CPU time, unpinned, beside a root
  * FIFO 90 hog on each CPU; no miss (the TCG allowance of paper_8_18: host
  * stalls are charged to the server).  Then the control: the same set
- * partitioned (t1 and t2 on CPU 0, t3 on CPU 1) for 3 s must miss most of
+ * partitioned (t1 and t2 on CPU 0, t3 on CPU 1) for 4.5 s must miss most of
  * t2's deadlines, so that the first run's success is the migration's doing.
  */
 #define MIG_TASKS 3
@@ -476,12 +480,12 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
 TEST_F_TIMEOUT(taskset, migration_only, 150)
 {
 	static const struct rt_task global[MIG_TASKS] = {
-		{ 9600, 20000, -1 }, { 46000, 100000, -1 }, { 46000, 100000, -1 },
+		{ 14400, 30000, -1 }, { 69000, 150000, -1 }, { 69000, 150000, -1 },
 	};
 	static const struct rt_task parted[MIG_TASKS] = {
-		{ 9600, 20000, 0 }, { 46000, 100000, 0 }, { 46000, 100000, 1 },
+		{ 14400, 30000, 0 }, { 69000, 150000, 0 }, { 69000, 150000, 1 },
 	};
-	unsigned int run_ms = 30000, ctl_ms = 3000;
+	unsigned int run_ms = 45000, ctl_ms = 4500;
 	struct hcbs_gfp_result *gfp;
 	struct hcbs_part_result part;
 	struct hcbs_task t[MIG_TASKS];
@@ -510,7 +514,7 @@ TEST_F_TIMEOUT(taskset, migration_only, 150)
 	EXPECT_FALSE(part.schedulable);
 	ASSERT_EQ(0, hcbs_gfp_test(&ts, HCBS_ORDER_RM, 2, MIG_Q_US * HCBS_NSEC_PER_USEC,
 				   MIG_P_US * HCBS_NSEC_PER_USEC, gfp));
-	hcbs_note("t1 (9.6, 20) t2 (46, 100) t3 (46, 100) ms, RM, in one group at %d/%d us on CPUs 0-1:",
+	hcbs_note("t1 (14.4, 30) t2 (69, 150) t3 (69, 150) ms, RM, in one group at %d/%d us on CPUs 0-1:",
 		  MIG_Q_US, MIG_P_US);
 	hcbs_note("every pair needs %.3f or more of a server giving %.3f: no partition holds;",
 		  u_pair_min, (double)MIG_Q_US / MIG_P_US);
