@@ -120,7 +120,8 @@ static __always_inline int switch_in(bool btf, bool preempt, struct task_struct 
 		h = map_lookup_or_init(&hists, &key, &new_hist, &drops.hists_full);
 	if (!h)
 		return 0;
-	if (per_thread && !h->comm[0])
+	/* the name at the last sample: threads rename themselves once started */
+	if (per_thread)
 		bpf_probe_read_kernel_str(h->comm, sizeof(h->comm), &next->comm);
 	slot = hist_slot(delta);
 	if (slot >= HCBS_NSLOTS)

@@ -50,11 +50,19 @@ void uhist_add(struct uhist *dst, const struct hcbs_hist *src)
 
 void uhist_add_copies(struct uhist *dst, char *comm, const struct hcbs_hist *src, size_t n)
 {
+	uint64_t most = 0;
 	bool named = false;
 
+	/*
+	 * Each copy holds the name the thread had at its last sample on that
+	 * CPU: a thread that renamed itself (pthread_setname_np after
+	 * pthread_create, as OAI's threads do) has its new name in the copies
+	 * with most samples.
+	 */
 	for (size_t i = 0; i < n; i++) {
-		if (!named && src[i].comm[0]) {
+		if (src[i].comm[0] && (!named || src[i].count > most)) {
 			memcpy(comm, src[i].comm, HCBS_COMM_LEN);
+			most = src[i].count;
 			named = true;
 		}
 		uhist_add(dst, &src[i]);

@@ -32,7 +32,7 @@ void uhist_add(struct uhist *dst, const struct hcbs_hist *src);
 /*
  * Add the @n copies @src[] of one BPF histogram (one per CPU for a
  * per-CPU map) to @dst, and copy into @comm (HCBS_COMM_LEN bytes) the
- * first thread name found among them, if any.
+ * thread name of the copy with the most samples, if any copy has one.
  */
 void uhist_add_copies(struct uhist *dst, char *comm, const struct hcbs_hist *src, size_t n);
 void uhist_merge(struct uhist *dst, const struct uhist *src);

@@ -120,6 +120,16 @@ static void test_copies(void)
 	uhist_add_copies(&u, comm, cpu, 3);
 	ok(u.count == 0 && !strcmp(comm, "worker"),
 	   "per-CPU copies: all empty add nothing and keep the name");
+
+	memset(cpu, 0, sizeof(cpu));
+	memset(&u, 0, sizeof(u));
+	bpf_add(&cpu[0], 1000, 7);
+	snprintf(cpu[0].comm, sizeof(cpu[0].comm), "vbbu");
+	bpf_add(&cpu[1], 2000, 7);
+	bpf_add(&cpu[1], 2000, 7);
+	snprintf(cpu[1].comm, sizeof(cpu[1].comm), "ru-thread");
+	uhist_add_copies(&u, comm, cpu, 3);
+	ok(!strcmp(comm, "ru-thread"), "per-CPU copies: a renamed thread gets the name of most samples");
 }
 
 static void test_median_period(void)
