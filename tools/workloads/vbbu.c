@@ -1,0 +1,665 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vbbu: a synthetic virtual baseband unit, the workload of experiment 3
+ * (scripts/experiments, docs/notes/cloudran-model.md), and the packet
+ * flood and sink of its "Kernel" scenario.
+ *
+ * The thread set is modelled on the OAI LTE eNB threads of the Cloud-RAN
+ * study (Ocampo et al., Sensors 2024): per subframe ("TTI", 1 ms in LTE)
+ *
+ *   ru-thread       SCHED_FIFO P, timer-driven: at the subframe's release
+ *                   it burns half of its work, wakes fep_processing and
+ *                   feptx_thread, burns the other half, waits for both (as
+ *                   OAI's ru_thread waits for its FEP helpers), then wakes
+ *                   lte-softmodem;
+ *   fep_processing  SCHED_FIFO P-1, one slot of uplink front-end work;
+ *   feptx_thread    SCHED_FIFO P-1, one slot of downlink OFDM work;
+ *   lte-softmodem   SCHED_FIFO P-1, the rest of L1 and L2 for the
+ *                   subframe; its end is the subframe's end;
+ *   TASK_UDP        SCHED_OTHER, woken per backhaul packet (a datagram on
+ *                   an AF_UNIX socket from the "backhaul" thread at
+ *                   --rate packets/s), hands it to
+ *   TASK_GTPV1_U    SCHED_OTHER, GTP-U tunnelling of the packet.
+ *
+ * Work is this thread's own CPU time (CLOCK_THREAD_CPUTIME_ID), so time
+ * stolen by interrupts, other tasks or a throttled server stretches the
+ * wall-clock response but not the work.  A subframe is missed when
+ * lte-softmodem ends it later than release + deadline (default: one TTI,
+ * the "late" of the OAI studies).  A late ru-thread does not skip
+ * subframes: the pipeline catches up, and every late subframe counts.
+ *
+ * Exit: 0 done, 1 error, 2 usage, 4 could not become SCHED_FIFO.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hcbs.h"
+
+#define PROG		"vbbu"
+/* IEEE 802 "local experimental" EtherType: nothing else in the guest reads it */
+#define VBBU_ETHERTYPE	0x88b5
+#define BACKHAUL_BYTES	1500
+
+enum { RU, FEP, FEPTX, LTE, UDP, GTP, NCOST };
+static const char *const cost_key[NCOST] = { "ru", "fep", "feptx", "lte", "udp", "gtp" };
+static const char *const thread_name[NCOST] = {
+	"ru-thread", "fep_processing", "feptx_thread", "lte-softmodem", "TASK_UDP", "TASK_GTPV1_U",
+};
+/*
+ * per subframe at --scale 1, ns: docs/notes/cloudran-model.md, section 5,
+ * in its proportions (ru-thread the most, then lte-softmodem, the FEP
+ * helpers the least) scaled to 0.2 CPU of RT work, so that two vBBUs'
+ * reservations, with what a job costs under emulation, fit on two CPUs
+ */
+static const uint64_t cost_default[NCOST] = { 90000, 30000, 20000, 60000, 10000, 10000 };
+
+struct tti {
+	uint64_t release, ru_start, ru_end, lte_start, lte_end;
+};
+
+static struct {
+	uint64_t tti, deadline, duration, cost[NCOST];
+	unsigned int scale, rate;
+	int prio;
+	const char *name, *log, *json;
+	uint64_t n, t0;
+	pthread_barrier_t ready;
+	struct tti *t;
+	int ev_fep, ev_feptx, ev_done, ev_lte;
+	int bh[2], gtp[2];
+	atomic_bool stop;
+	atomic_uint_fast64_t packets;
+} v;
+
+static uint64_t ts_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now(void)
+{
+	return ts_ns(CLOCK_MONOTONIC);
+}
+
+/* Burn @ns of this thread's CPU time, however long that takes. */
+static void burn(uint64_t ns)
+{
+	uint64_t until = ts_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
+
+	while (ts_ns(CLOCK_THREAD_CPUTIME_ID) < until)
+		;
+}
+
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = t / 1000000000ull, .tv_nsec = t % 1000000000ull };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void ev_post(int fd)
+{
+	uint64_t one = 1;
+
+	if (write(fd, &one, sizeof(one)) != sizeof(one))
+		die("eventfd write: %s", strerror(errno));
+}
+
+/* Wait for the eventfd's count and return it (>= 1). */
+static uint64_t ev_wait(int fd)
+{
+	uint64_t n;
+
+	while (read(fd, &n, sizeof(n)) != sizeof(n))
+		if (errno != EINTR)
+			die("eventfd read: %s", strerror(errno));
+	return n;
+}
+
+static void name_self(const char *name)
+{
+	prctl(PR_SET_NAME, name);
+}
+
+static void fifo(int prio, const char *who)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	int err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+
+	if (err) {
+		fprintf(stderr, PROG ": %s: SCHED_FIFO %d: %s\n", who, prio, strerror(err));
+		exit(4);
+	}
+}
+
+/* ------------------------------------------------------------ the threads */
+
+static void *ru_thread(void *arg)
+{
+	(void)arg;
+	name_self(thread_name[RU]);
+	fifo(v.prio, thread_name[RU]);
+	pthread_barrier_wait(&v.ready);
+	/* every RT thread is up and SCHED_FIFO: the first subframe a TTI on */
+	v.t0 = now() + v.tti;
+	for (uint64_t k = 0; k < v.n; k++) {
+		struct tti *t = &v.t[k];
+		uint64_t done = 0;
+
+		t->release = v.t0 + k * v.tti;
+		sleep_until(t->release);
+		t->ru_start = now();
+		burn(v.cost[RU] / 2);
+		ev_post(v.ev_fep);
+		ev_post(v.ev_feptx);
+		burn(v.cost[RU] - v.cost[RU] / 2);
+		while (done < 2)
+			done += ev_wait(v.ev_done);
+		t->ru_end = now();
+		ev_post(v.ev_lte);
+	}
+	return NULL;
+}
+
+struct helper {
+	int which, ev;
+};
+
+static void *fep_thread(void *arg)
+{
+	const struct helper *h = arg;
+
+	name_self(thread_name[h->which]);
+	fifo(v.prio - 1, thread_name[h->which]);
+	pthread_barrier_wait(&v.ready);
+	for (uint64_t k = 0; k < v.n; ) {
+		uint64_t n = ev_wait(h->ev);
+
+		for (; n && k < v.n; n--, k++) {
+			burn(v.cost[h->which]);
+			ev_post(v.ev_done);
+		}
+	}
+	return NULL;
+}
+
+static void *lte_thread(void *arg)
+{
+	(void)arg;
+	name_self(thread_name[LTE]);
+	fifo(v.prio - 1, thread_name[LTE]);
+	pthread_barrier_wait(&v.ready);
+	for (uint64_t k = 0; k < v.n; ) {
+		uint64_t n = ev_wait(v.ev_lte);
+
+		for (; n && k < v.n; n--, k++) {
+			v.t[k].lte_start = now();
+			burn(v.cost[LTE]);
+			v.t[k].lte_end = now();
+		}
+	}
+	return NULL;
+}
+
+static void *backhaul_thread(void *arg)
+{
+	static char pkt[BACKHAUL_BYTES];
+	uint64_t gap = 1000000000ull / v.rate, t = now();
+
+	(void)arg;
+	name_self("backhaul");
+	while (!atomic_load(&v.stop)) {
+		t += gap;
+		sleep_until(t);
+		if (send(v.bh[0], pkt, sizeof(pkt), MSG_DONTWAIT) < 0 && errno != EAGAIN)
+			die("backhaul send: %s", strerror(errno));
+	}
+	shutdown(v.bh[0], SHUT_WR);
+	return NULL;
+}
+
+/* TASK_UDP reads the backhaul socket, TASK_GTPV1_U the hand-over socket. */
+static void *non_rt_thread(void *arg)
+{
+	int which = *(const int *)arg, in = which == UDP ? v.bh[1] : v.gtp[1];
+	static char buf[2][BACKHAUL_BYTES];
+	ssize_t len;
+
+	name_self(thread_name[which]);
+	while ((len = recv(in, buf[which == GTP], sizeof(buf[0]), 0)) > 0) {
+		burn(v.cost[which]);
+		if (which == UDP)
+			send(v.gtp[0], buf[0], (size_t)len, MSG_DONTWAIT);
+		else
+			atomic_fetch_add(&v.packets, 1);
+	}
+	if (which == UDP)
+		shutdown(v.gtp[0], SHUT_WR);
+	return NULL;
+}
+
+/* ------------------------------------------------------------- the output */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int report(void)
+{
+	uint64_t *resp = malloc(v.n * sizeof(*resp)), missed = 0, first = UINT64_MAX;
+	FILE *log = NULL;
+
+	if (!resp)
+		die("out of memory");
+	if (v.log && !(log = fopen(v.log, "w")))
+		die("%s: %s", v.log, strerror(errno));
+	if (log)
+		fprintf(log, "# tti release_ns ru_start_ns ru_end_ns lte_start_ns lte_end_ns response_ns missed\n");
+	for (uint64_t k = 0; k < v.n; k++) {
+		const struct tti *t = &v.t[k];
+
+		resp[k] = t->lte_end - t->release;
+		if (resp[k] > v.deadline) {
+			missed++;
+			if (first == UINT64_MAX)
+				first = k;
+		}
+		if (log)
+			fprintf(log, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+				" %" PRIu64 " %d\n", k, t->release, t->ru_start, t->ru_end, t->lte_start,
+				t->lte_end, resp[k], resp[k] > v.deadline);
+	}
+	if (log && fclose(log))
+		die("%s: %s", v.log, strerror(errno));
+	qsort(resp, v.n, sizeof(*resp), cmp_u64);
+
+	double tti = (double)v.tti, p50 = resp[v.n / 2] / tti, p99 = resp[v.n * 99 / 100] / tti,
+	       max = resp[v.n - 1] / tti;
+	printf(PROG ": %s: %" PRIu64 " subframes of %.3f ms, %" PRIu64 " missed (%.3f%%), response p50 %.3f"
+	       " p99 %.3f max %.3f of a TTI; %" PRIu64 " backhaul packets\n", v.name, v.n, tti / 1e6,
+	       missed, 100.0 * missed / v.n, p50, p99, max, (uint64_t)atomic_load(&v.packets));
+
+	if (v.json) {
+		FILE *f = fopen(v.json, "w");
+		struct hcbs_json *j;
+
+		if (!f)
+			die("%s: %s", v.json, strerror(errno));
+		j = hcbs_json_new(f);
+		hcbs_json_object_begin(j);
+		hcbs_json_key(j, "schema"); hcbs_json_string(j, "vbbu/1");
+		hcbs_json_key(j, "name"); hcbs_json_string(j, v.name);
+		hcbs_json_key(j, "tti_ns"); hcbs_json_uint(j, v.tti);
+		hcbs_json_key(j, "scale"); hcbs_json_uint(j, v.scale);
+		hcbs_json_key(j, "deadline_ns"); hcbs_json_uint(j, v.deadline);
+		hcbs_json_key(j, "prio"); hcbs_json_int(j, v.prio);
+		hcbs_json_key(j, "cost_ns");
+		hcbs_json_object_begin(j);
+		for (int i = 0; i < NCOST; i++) {
+			hcbs_json_key(j, cost_key[i]);
+			hcbs_json_uint(j, v.cost[i]);
+		}
+		hcbs_json_object_end(j);
+		hcbs_json_key(j, "subframes"); hcbs_json_uint(j, v.n);
+		hcbs_json_key(j, "missed"); hcbs_json_uint(j, missed);
+		hcbs_json_key(j, "first_missed");
+		if (first == UINT64_MAX)
+			hcbs_json_null(j);
+		else
+			hcbs_json_uint(j, first);
+		hcbs_json_key(j, "response_p50"); hcbs_json_double(j, p50);
+		hcbs_json_key(j, "response_p99"); hcbs_json_double(j, p99);
+		hcbs_json_key(j, "response_max"); hcbs_json_double(j, max);
+		hcbs_json_key(j, "backhaul_packets"); hcbs_json_uint(j, atomic_load(&v.packets));
+		hcbs_json_object_end(j);
+		if (hcbs_json_free(j) || fclose(f))
+			die("%s: write error", v.json);
+	}
+	free(resp);
+	return 0;
+}
+
+/* ------------------------------------------------------- flood and sink */
+
+static int packet_socket(const char *ifname, struct sockaddr_ll *sll)
+{
+	int fd = socket(AF_PACKET, SOCK_RAW, htons(VBBU_ETHERTYPE));
+	unsigned int idx = if_nametoindex(ifname);
+
+	if (!idx)
+		die("interface '%s': %s (create it first, e.g. ip link add vbh0 type veth peer name vbh1)",
+		    ifname, strerror(errno));
+	if (fd < 0)
+		die("AF_PACKET socket: %s (needs CAP_NET_RAW and CONFIG_PACKET)", strerror(errno));
+	memset(sll, 0, sizeof(*sll));
+	sll->sll_family = AF_PACKET;
+	sll->sll_protocol = htons(VBBU_ETHERTYPE);
+	sll->sll_ifindex = (int)idx;
+	if (bind(fd, (struct sockaddr *)sll, sizeof(*sll)))
+		die("bind to %s: %s", ifname, strerror(errno));
+	return fd;
+}
+
+static volatile sig_atomic_t stopped;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stopped = 1;
+}
+
+/* Until @duration or SIGTERM/SIGINT; the counts are printed either way. */
+static int flood_or_sink(bool flood, const char *ifname, uint64_t duration, unsigned int size)
+{
+	struct sigaction sa = { .sa_handler = on_stop };	/* no SA_RESTART: recv returns */
+	struct sockaddr_ll sll;
+	int fd = packet_socket(ifname, &sll), null = -1;
+	unsigned char frame[ETH_FRAME_LEN];
+	uint64_t end = now() + duration, count = 0, bytes = 0, t0 = now();
+	ssize_t len;
+
+	memset(frame, 0xff, ETH_ALEN);			/* broadcast */
+	memset(frame + ETH_ALEN, 0x02, ETH_ALEN);	/* a locally administered source */
+	frame[2 * ETH_ALEN] = VBBU_ETHERTYPE >> 8;
+	frame[2 * ETH_ALEN + 1] = VBBU_ETHERTYPE & 0xff;
+	if (!flood) {
+		struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
+
+		null = open("/dev/null", O_WRONLY);
+		if (null < 0)
+			die("/dev/null: %s", strerror(errno));
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
+	name_self(flood ? "flood" : "sink");
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	while (!stopped && now() < end) {
+		if (flood) {
+			len = sendto(fd, frame, size, 0, (struct sockaddr *)&sll, sizeof(sll));
+			if (len < 0 && errno != ENOBUFS && errno != EAGAIN && errno != EINTR)
+				die("send on %s: %s", ifname, strerror(errno));
+		} else {
+			len = recv(fd, frame, sizeof(frame), 0);
+			if (len < 0 && errno != EAGAIN && errno != EINTR)
+				die("receive on %s: %s", ifname, strerror(errno));
+			/* netcat's part: the payload goes somewhere */
+			if (len > 0 && write(null, frame, (size_t)len) < 0)
+				die("/dev/null: %s", strerror(errno));
+		}
+		if (len > 0) {
+			count++;
+			bytes += (uint64_t)len;
+		}
+	}
+	double s = (now() - t0) / 1e9;
+
+	printf(PROG ": %s on %s: %" PRIu64 " frames, %" PRIu64 " bytes in %.1f s (%.0f frames/s)\n",
+	       flood ? "flood" : "sink", ifname, count, bytes, s, count / s);
+	close(fd);
+	if (null >= 0)
+		close(null);
+	return 0;
+}
+
+/* --------------------------------------------------------- the command line */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: vbbu [OPTION...]                  run the synthetic vBBU\n"
+"       vbbu flood IFACE [--duration D] [--size B]\n"
+"       vbbu sink IFACE [--duration D]\n"
+"\n"
+"A synthetic virtual baseband unit modelled on the OAI LTE eNB threads of the\n"
+"Cloud-RAN study (docs/notes/cloudran-model.md): per subframe (TTI) ru-thread\n"
+"(SCHED_FIFO P) wakes fep_processing and feptx_thread, waits for them and\n"
+"wakes lte-softmodem (all SCHED_FIFO P-1); TASK_UDP and TASK_GTPV1_U\n"
+"(SCHED_OTHER) handle backhaul packets.  Work is each thread's own CPU time.\n"
+"A subframe is missed when lte-softmodem ends it after release + deadline.\n"
+"\n"
+"  -n, --name NAME      a label for the output (default vbbu)\n"
+"  -t, --tti DUR        subframe length before scaling (default 1ms)\n"
+"  -s, --scale K        multiply the TTI, the deadline and every cost by K and\n"
+"                       divide the packet rate by K (default 1; under TCG 10:\n"
+"                       an emulated wakeup costs ~0.1 ms)\n"
+"  -D, --deadline DUR   before scaling (default: the TTI)\n"
+"  -d, --duration DUR   how long to run (default 10s)\n"
+"  -c, --cost LIST      per-subframe CPU time before scaling, key=DUR pairs of\n"
+"                       ru, fep, feptx, lte, udp (per packet), gtp (per packet)\n"
+"                       (default ru=90us,fep=30us,feptx=20us,lte=60us,\n"
+"                       udp=10us,gtp=10us: 0.2 CPU of RT work)\n"
+"  -p, --prio P         ru-thread's SCHED_FIFO priority, 2..99 (default 97,\n"
+"                       OAI's OAI_PRIORITY_RT_MAX); the other RT threads P-1\n"
+"  -r, --rate N         backhaul packets per second before scaling (default\n"
+"                       830: a 10 Mbit/s flow of 1500-byte packets)\n"
+"  -l, --log FILE       per subframe: tti release_ns ru_start_ns ru_end_ns\n"
+"                       lte_start_ns lte_end_ns response_ns missed\n"
+"  -j, --json FILE      the summary as JSON (schema vbbu/1)\n"
+"  -S, --size B         flood: frame size in bytes, 60..1514 (default 100, the\n"
+"                       study's background traffic)\n"
+"  -h, --help           this text\n"
+"\n"
+"flood sends raw Ethernet frames (EtherType 0x88b5) on IFACE as fast as it\n"
+"can; sink receives them on IFACE and writes them to /dev/null (netcat's part\n"
+"in the study).  Over a veth pair with RPS on the receiving side, every frame\n"
+"is softirq work and the remote ones an IPI: the study's Kernel scenario.\n"
+"Exit: 0 done, 1 error, 2 usage, 4 could not become SCHED_FIFO.\n");
+}
+
+static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see vbbu --help)\n", stderr);
+	exit(2);
+}
+
+static uint64_t duration_arg(const char *opt, const char *s, bool nonzero)
+{
+	char err[128];
+	uint64_t ns;
+
+	if (hcbs_parse_duration(s, &ns, err, sizeof(err)))
+		usage_error("%s '%s': %s", opt, s, err);
+	if (nonzero && !ns)
+		usage_error("%s '%s': must be more than 0", opt, s);
+	return ns;
+}
+
+static unsigned long uint_arg(const char *opt, const char *s, unsigned long lo, unsigned long hi)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || x < lo || x > hi)
+		usage_error("%s '%s': accepted: a whole number from %lu to %lu", opt, s, lo, hi);
+	return x;
+}
+
+static void cost_arg(const char *s)
+{
+	char *copy = strdup(s), *save = NULL;
+
+	if (!copy)
+		die("out of memory");
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		int i;
+
+		if (!eq)
+			usage_error("--cost '%s': '%s' is not key=DURATION", s, tok);
+		*eq = '\0';
+		for (i = 0; i < NCOST && strcmp(tok, cost_key[i]); i++)
+			;
+		if (i == NCOST)
+			usage_error("--cost '%s': unknown key '%s' (accepted: ru, fep, feptx, lte, udp, gtp)",
+				    s, tok);
+		v.cost[i] = duration_arg("--cost", eq + 1, false);
+	}
+	free(copy);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "tti", required_argument, NULL, 't' },
+		{ "scale", required_argument, NULL, 's' },
+		{ "deadline", required_argument, NULL, 'D' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "cost", required_argument, NULL, 'c' },
+		{ "prio", required_argument, NULL, 'p' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "size", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *mode = NULL;
+	unsigned int size = 100;
+	pthread_t th[7];
+	struct helper fep = { FEP, -1 }, feptx = { FEPTX, -1 };
+	int udp = UDP, gtp = GTP, opt, nth = 0;
+	uint64_t work = 0;
+
+	v.tti = 1000000;
+	v.duration = 10000000000ull;
+	v.scale = 1;
+	v.rate = 830;
+	v.prio = 97;
+	v.name = PROG;
+	memcpy(v.cost, cost_default, sizeof(v.cost));
+	if (argc > 1 && (!strcmp(argv[1], "flood") || !strcmp(argv[1], "sink"))) {
+		mode = argv[1];
+		argv++;
+		argc--;
+	}
+	while ((opt = getopt_long(argc, argv, "n:t:s:D:d:c:p:r:l:j:S:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n': v.name = optarg; break;
+		case 't': v.tti = duration_arg("--tti", optarg, true); break;
+		case 's': v.scale = uint_arg("--scale", optarg, 1, 1000); break;
+		case 'D': v.deadline = duration_arg("--deadline", optarg, true); break;
+		case 'd': v.duration = duration_arg("--duration", optarg, true); break;
+		case 'c': cost_arg(optarg); break;
+		case 'p': v.prio = (int)uint_arg("--prio", optarg, 2, 99); break;
+		case 'r': v.rate = uint_arg("--rate", optarg, 1, 1000000); break;
+		case 'l': v.log = optarg; break;
+		case 'j': v.json = optarg; break;
+		case 'S': size = uint_arg("--size", optarg, 60, 1514); break;
+		case 'h': usage(stdout); return 0;
+		default: fputs("(see vbbu --help)\n", stderr); return 2;
+		}
+	}
+	if (mode) {
+		if (optind != argc - 1)
+			usage_error("%s needs one interface name", mode);
+		return flood_or_sink(!strcmp(mode, "flood"), argv[optind], v.duration, size);
+	}
+	if (optind != argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+
+	v.tti *= v.scale;
+	v.deadline = (v.deadline ? v.deadline : v.tti / v.scale) * v.scale;
+	for (int i = 0; i < NCOST; i++)
+		v.cost[i] *= v.scale;
+	v.rate = v.rate / v.scale ? v.rate / v.scale : 1;
+	for (int i = RU; i <= LTE; i++)
+		work += v.cost[i];
+	if (v.cost[RU] + (v.cost[FEP] > v.cost[FEPTX] ? v.cost[FEP] : v.cost[FEPTX]) >= v.tti)
+		usage_error("--cost: ru + max(fep, feptx) = %.3f ms does not fit in a TTI of %.3f ms",
+			    (v.cost[RU] + (v.cost[FEP] > v.cost[FEPTX] ? v.cost[FEP] : v.cost[FEPTX])) / 1e6,
+			    v.tti / 1e6);
+	v.n = v.duration / v.tti;
+	if (!v.n)
+		usage_error("--duration %.3f s is shorter than one TTI", v.duration / 1e9);
+
+	v.t = calloc(v.n, sizeof(*v.t));
+	if (!v.t)
+		die("out of memory for %" PRIu64 " subframes", v.n);
+	v.ev_fep = eventfd(0, 0);
+	v.ev_feptx = eventfd(0, 0);
+	v.ev_done = eventfd(0, 0);
+	v.ev_lte = eventfd(0, 0);
+	if (v.ev_fep < 0 || v.ev_feptx < 0 || v.ev_done < 0 || v.ev_lte < 0)
+		die("eventfd: %s", strerror(errno));
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, v.bh) || socketpair(AF_UNIX, SOCK_SEQPACKET, 0, v.gtp))
+		die("socketpair: %s", strerror(errno));
+	fep.ev = v.ev_fep;
+	feptx.ev = v.ev_feptx;
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		fprintf(stderr, PROG ": mlockall: %s (continuing)\n", strerror(errno));
+	name_self(PROG);	/* not lte-softmodem: that is the L2 thread's name */
+	fprintf(stderr, PROG ": %s: %" PRIu64 " subframes of %.3f ms, %.2f CPU of RT work, deadline %.3f ms\n",
+		v.name, v.n, v.tti / 1e6, (double)work / v.tti, v.deadline / 1e6);
+
+	if (pthread_barrier_init(&v.ready, NULL, 4))
+		die("pthread_barrier_init: %s", strerror(errno));
+	if (pthread_create(&th[nth++], NULL, fep_thread, &fep) ||
+	    pthread_create(&th[nth++], NULL, fep_thread, &feptx) ||
+	    pthread_create(&th[nth++], NULL, lte_thread, NULL) ||
+	    pthread_create(&th[nth++], NULL, ru_thread, NULL) ||
+	    pthread_create(&th[nth++], NULL, non_rt_thread, &udp) ||
+	    pthread_create(&th[nth++], NULL, non_rt_thread, &gtp) ||
+	    pthread_create(&th[nth++], NULL, backhaul_thread, NULL))
+		die("pthread_create: %s", strerror(errno));
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	atomic_store(&v.stop, true);
+	for (int i = 4; i < nth; i++)
+		pthread_join(th[i], NULL);
+	report();
+	pthread_barrier_destroy(&v.ready);
+	free(v.t);
+	return 0;
+}
