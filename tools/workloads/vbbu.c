@@ -527,7 +527,7 @@ static unsigned long uint_arg(const char *opt, const char *s, unsigned long lo, 
 
 static void cost_arg(const char *s)
 {
-	char *copy = strdup(s), *save = NULL;
+	char *copy = strdup(s), *save = NULL, label[16];
 
 	if (!copy)
 		die("out of memory");
@@ -543,7 +543,8 @@ static void cost_arg(const char *s)
 		if (i == NCOST)
 			usage_error("--cost '%s': unknown key '%s' (accepted: ru, fep, feptx, lte, udp, gtp)",
 				    s, tok);
-		v.cost[i] = duration_arg("--cost", eq + 1, false);
+		snprintf(label, sizeof(label), "--cost %s", cost_key[i]);
+		v.cost[i] = duration_arg(label, eq + 1, false);
 	}
 	free(copy);
 }
@@ -640,8 +641,9 @@ int main(int argc, char **argv)
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
 		fprintf(stderr, PROG ": mlockall: %s (continuing)\n", strerror(errno));
 	name_self(PROG);	/* not lte-softmodem: that is the L2 thread's name */
-	fprintf(stderr, PROG ": %s: %" PRIu64 " subframes of %.3f ms, %.2f CPU of RT work, deadline %.3f ms\n",
-		v.name, v.n, v.tti / 1e6, (double)work / v.tti, v.deadline / 1e6);
+	printf(PROG ": %s: starting: %" PRIu64 " subframes of %.3f ms, %.2f CPU of RT work, deadline %.3f ms\n",
+	       v.name, v.n, v.tti / 1e6, (double)work / v.tti, v.deadline / 1e6);
+	fflush(stdout);
 
 	if (pthread_barrier_init(&v.ready, NULL, 4))
 		die("pthread_barrier_init: %s", strerror(errno));
