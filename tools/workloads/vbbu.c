@@ -123,17 +123,32 @@ static void sleep_until(uint64_t t)
 		;
 }
 
+/* One line on stderr, then exit: 1 for a runtime error, 2 for a usage one. */
+static void verr(int status, const char *fmt, va_list ap) __attribute__((noreturn));
+static void verr(int status, const char *fmt, va_list ap)
+{
+	fprintf(stderr, PROG ": ");
+	vfprintf(stderr, fmt, ap);
+	fputs(status == 2 ? " (see vbbu --help)\n" : "\n", stderr);
+	exit(status);
+}
+
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, PROG ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
+	verr(1, fmt, ap);
+}
+
+static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verr(2, fmt, ap);
 }
 
 static void ev_post(int fd)
@@ -486,19 +501,6 @@ static void usage(FILE *f)
 "in the study).  Over a veth pair with RPS on the receiving side, every frame\n"
 "is softirq work and the remote ones an IPI: the study's Kernel scenario.\n"
 "Exit: 0 done, 1 error, 2 usage, 4 could not become SCHED_FIFO.\n");
-}
-
-static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see vbbu --help)\n", stderr);
-	exit(2);
 }
 
 static uint64_t duration_arg(const char *opt, const char *s, bool nonzero)
