@@ -127,6 +127,17 @@ expect_in "$md" '^\| kernel \| feptx_thread \| 72 \| 26.2 \| 1.7 \| 0.1 \|$' "th
 expect_in "$md" 'Under TCG\*\* a wakeup takes tens of microseconds' "the emulation note"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["cloudran"]["hcbs"]["runs"]["hcbs-overload"]; assert r["vbbu"]["vbbu1"]["missed"] == 0 and r["latency"]["vbbu1"]["ru-thread"]["count"] == 4, r' \
 	"$cr/experiments.json" || fail "experiments.json: cloudran"
+rc=0
+"$HARNESS_ROOT/scripts/md2html" "$md" >"$HARNESS_TMP/h" 2>&1 || rc=$?
+if [ $rc = 0 ]; then
+	{ grep -q '<th>Scenario</th>' "$cr/report.html" && grep -q '<h2>Experiment 3: Cloud-RAN' "$cr/report.html"; } ||
+		fail "report.html: no table or heading"
+	diag "report.html: tables and headings"
+elif [ $rc = 3 ]; then
+	diag "report.html not checked: $(cat "$HARNESS_TMP/h")"
+else
+	fail "md2html failed: $(cat "$HARNESS_TMP/h")"
+fi
 diag "experiment 3: tables, buckets, JSON: ok"
 
 mkdir -p "$HARNESS_TMP/empty"
