@@ -23,12 +23,14 @@ for r in 1 2 3; do
 	fig "$raw/stock-$r.jsonl" 6.12.117-stock pipe pipe cpu_per_op 30 us
 	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs accuracy q900_p1000 error -0.00$r cpu
 	fig "$raw/stock-$r.jsonl" 6.12.117-stock accuracy q900_p1000 error 0.0$r cpu
+	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs accuracy q5000_p10000 error 0.000$r cpu
+	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs accuracy q900_p1000 overrun_max_pct_q $((40 + r)) pct
 	printf 'load_before 0.10 0.20 0.30\nload_after 1.90 1.00 0.50\nexit 0\naccel tcg\n' >"$raw/hcbs-$r.host"
 	printf 'load_before 0.10 0.20 0.30\nload_after 1.90 1.00 0.50\nexit 0\naccel tcg\n' >"$raw/stock-$r.host"
 done
 
 "$report" --raw "$raw" --command "scripts/bench --rounds 3" --markdown "$HARNESS_TMP/r.md" \
-	--json "$HARNESS_TMP/r.json" >"$HARNESS_TMP/out" 2>&1 || fail "bench-report failed: $(cat "$HARNESS_TMP/out")"
+	--json "$HARNESS_TMP/r.json" --plots >"$HARNESS_TMP/out" 2>&1 || fail "bench-report failed: $(cat "$HARNESS_TMP/out")"
 md=$HARNESS_TMP/r.md
 # medians 12 (11-13) and 21 (20-22): ratio 12/21 = 0.5714
 expect_in "$md" '^\| root \| cpu_per_op \| us \| 12.00 \[11.00, 13.00\] \| 21.00 \[20.00, 22.00\] \| 0.5714 \|$' "the root row with medians, ranges and ratio"
@@ -37,6 +39,17 @@ expect_in "$md" 'Switch path: CPU per pipe round trip.*\| 1.048x \| goal <= 1.05
 expect_in "$md" 'Accuracy \(hcbs\): worst abs\(share - Q/P\) over the sweep \| 0.0020 CPU' "hcbs's worst accuracy error (median of -0.001..-0.003)"
 expect_in "$md" 'Accuracy \(stock\): worst abs\(share - Q/P\) over the sweep \| 0.0200 CPU' "stock's worst accuracy error"
 expect_in "$md" 'Under TCG' "the emulation warning"
+# the sweep as grids: rows P, columns Q/P; a point not measured is "-"
+expect_in "$md" '^\| P \\ Q/P \| 50% \| 90% \|$' "the accuracy grid's columns"
+expect_in "$md" '^\| 1 ms \| - \| -0.0020 \|$' "hcbs's grid row at 1 ms"
+expect_in "$md" '^\| 10 ms \| \+0.0002 \| - \|$' "hcbs's grid row at 10 ms"
+expect_in "$md" '^\| 1 ms \| 42.0% \|$' "the overrun grid (% of Q, median)"
+if command -v gnuplot >/dev/null; then
+	for p in accuracy-hcbs.png accuracy-stock.png accuracy-overrun.png; do
+		[ -s "$HARNESS_TMP/$p" ] || fail "no heat map $p"
+		grep -q "($p)" "$md" || fail "$p not in the report"
+	done
+fi
 expect_in "$md" 'Reproduce: `scripts/bench --only pipe`' "the command per table"
 expect_in "$md" 'hcbs-2 \(load 0.10 0.20 0.30 -> 1.90 1.00 0.50, exit 0\)' "the host load per boot"
 python3 - "$HARNESS_TMP/r.json" <<'EOF' || fail "bench.json does not hold the figures"
@@ -69,6 +82,6 @@ echo '{"kernel": "x", "bench":' >>"$raw/hcbs-2.jsonl"
 if "$report" --raw "$raw" --markdown "$HARNESS_TMP/b.md" --json "$HARNESS_TMP/b.json" >"$HARNESS_TMP/b.out" 2>&1; then
 	fail "a broken line: bench-report succeeded"
 fi
-expect_in "$HARNESS_TMP/b.out" 'hcbs-2.jsonl:4: not JSON' "the file and line of the broken record"
+expect_in "$HARNESS_TMP/b.out" 'hcbs-2.jsonl:6: not JSON' "the file and line of the broken record"
 diag "errors: ok"
 exit 0
