@@ -43,8 +43,9 @@ json_has() {	# json_has FILE PYTHON-EXPRESSION-ON-d
 
 D=$HCBS_TMP/demo
 mkdir -p "$D"	# scripts/demo makes it
-guest "$HCBS_ROOT/scripts/demo-guest" --duration 3 --base "$BASE_LXCP" "$D"
-ok $? "demo-guest --duration 3 exits 0"
+# 8 s: hcbstrace lateness infers each thread's period from its releases
+guest "$HCBS_ROOT/scripts/demo-guest" --duration 8 --base "$BASE_LXCP" "$D"
+ok $? "demo-guest --duration 8 exits 0"
 files "$D" guest.txt reservation.txt no-reservation.json reservation.json no-reservation.csv \
 	reservation.csv hcbsctl-list.txt hcbsctl-free.txt hcbsctl-get-vbbu1.txt servers.txt
 ok $? "demo-guest: every file the demo reads"
