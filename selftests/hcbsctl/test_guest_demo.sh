@@ -15,7 +15,7 @@ files "$D" guest.txt reservation.txt no-reservation.json reservation.json no-res
 ok $? "demo-guest: every file the demo reads"
 json_has "$D/reservation.json" 'sorted(c["name"] for c in d["containers"]) == ["vbbu1", "vbbu2"] and all(c["jobs"] for c in d["containers"])'
 ok $? "demo-guest: lateness of vbbu1 and vbbu2, with jobs"
-grep -qE '^vbbu1=[0-9]+(us|ms)/18ms$' "$D/reservation.txt" && grep -q 'reserved' "$D/hcbsctl-free.txt"
+grep -qE '^vbbu1=[0-9]+us/18000us$' "$D/reservation.txt" && grep -q 'reserved' "$D/hcbsctl-free.txt"
 ok $? "demo-guest: vbbu1's reservation and hcbsctl free"
 
 finish
