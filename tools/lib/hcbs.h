@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -59,6 +60,13 @@ int hcbs_parse_reservation(const char *s, uint64_t *runtime_ns,
 char *hcbs_format_duration(uint64_t ns, char *buf, size_t len);
 
 /* ---- overflow-safe time arithmetic ---- */
+
+/* clock_gettime(@clk) in ns */
+uint64_t hcbs_clock_ns(clockid_t clk);
+/* Sleep until @t (CLOCK_MONOTONIC ns, absolute), through EINTR. */
+void hcbs_sleep_until(uint64_t t);
+/* Spin until this thread has used @ns more of its own CPU time. */
+void hcbs_burn(uint64_t ns);
 
 static inline uint64_t hcbs_add_sat(uint64_t a, uint64_t b)
 {

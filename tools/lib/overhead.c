@@ -74,14 +74,6 @@ void hcbs_overhead_fit(const struct hcbs_overhead_run run[HCBS_OVERHEAD_RUNS],
 			    HCBS_OVERHEAD_MAX_PERCENT * 100 : (uint32_t)b;
 }
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * The measured process: join @dir, go to @cpu, turn SCHED_FIFO, then for
  * each series wait for a byte on @go, run its jobs and answer a byte on
@@ -113,19 +105,10 @@ static void __attribute__((noreturn)) ov_child(const char *dir, int cpu, int go,
 
 		if (read(go, &c, 1) != 1)
 			_exit(0);
-		release = now_ns(CLOCK_MONOTONIC) + p->period;
+		release = hcbs_clock_ns(CLOCK_MONOTONIC) + p->period;
 		for (unsigned int j = 0; j < p->jobs; j++, release += p->period) {
-			struct timespec ts = {
-				.tv_sec = (time_t)(release / 1000000000ULL),
-				.tv_nsec = (long)(release % 1000000000ULL),
-			};
-			uint64_t c0;
-
-			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-				;
-			c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-			while (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0 < p->work)
-				;
+			hcbs_sleep_until(release);
+			hcbs_burn(p->work);
 		}
 		/* settle: the last job's sleep is charged before the reading */
 		usleep(20000);

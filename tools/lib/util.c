@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <syslog.h>
+#include <time.h>
 
 #include "hcbs.h"
 
@@ -112,4 +113,31 @@ void hcbs_hook_say(const char *prog, const char *ctx, int prio, const char *fmt,
 	va_start(ap, fmt);
 	hcbs_hook_vsay(prog, ctx, prio, fmt, ap);
 	va_end(ap);
+}
+
+uint64_t hcbs_clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void hcbs_sleep_until(uint64_t t)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(t / 1000000000ULL),
+		.tv_nsec = (long)(t % 1000000000ULL),
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+void hcbs_burn(uint64_t ns)
+{
+	uint64_t c0 = hcbs_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
+	while (hcbs_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0 < ns)
+		;
 }

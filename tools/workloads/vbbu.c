@@ -93,34 +93,9 @@ static struct {
 	atomic_uint_fast64_t packets;
 } v;
 
-static uint64_t ts_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t now(void)
 {
-	return ts_ns(CLOCK_MONOTONIC);
-}
-
-/* Burn @ns of this thread's CPU time, however long that takes. */
-static void burn(uint64_t ns)
-{
-	uint64_t until = ts_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
-
-	while (ts_ns(CLOCK_THREAD_CPUTIME_ID) < until)
-		;
-}
-
-static void sleep_until(uint64_t t)
-{
-	struct timespec ts = { .tv_sec = t / 1000000000ull, .tv_nsec = t % 1000000000ull };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
+	return hcbs_clock_ns(CLOCK_MONOTONIC);
 }
 
 /* One line on stderr, then exit: 1 for a runtime error, 2 for a usage one. */
@@ -201,12 +176,12 @@ static void *ru_thread(void *arg)
 		uint64_t done = 0;
 
 		t->release = v.t0 + k * v.tti;
-		sleep_until(t->release);
+		hcbs_sleep_until(t->release);
 		t->ru_start = now();
-		burn(v.cost[RU] / 2);
+		hcbs_burn(v.cost[RU] / 2);
 		ev_post(v.ev_fep);
 		ev_post(v.ev_feptx);
-		burn(v.cost[RU] - v.cost[RU] / 2);
+		hcbs_burn(v.cost[RU] - v.cost[RU] / 2);
 		while (done < 2)
 			done += ev_wait(v.ev_done);
 		t->ru_end = now();
@@ -230,7 +205,7 @@ static void *fep_thread(void *arg)
 		uint64_t n = ev_wait(h->ev);
 
 		for (; n && k < v.n; n--, k++) {
-			burn(v.cost[h->which]);
+			hcbs_burn(v.cost[h->which]);
 			ev_post(v.ev_done);
 		}
 	}
@@ -248,7 +223,7 @@ static void *lte_thread(void *arg)
 
 		for (; n && k < v.n; n--, k++) {
 			v.t[k].lte_start = now();
-			burn(v.cost[LTE]);
+			hcbs_burn(v.cost[LTE]);
 			v.t[k].lte_end = now();
 		}
 	}
@@ -264,7 +239,7 @@ static void *backhaul_thread(void *arg)
 	name_self("backhaul");
 	while (!atomic_load(&v.stop)) {
 		t += gap;
-		sleep_until(t);
+		hcbs_sleep_until(t);
 		if (send(v.bh[0], pkt, sizeof(pkt), MSG_DONTWAIT) < 0 && errno != EAGAIN)
 			die("backhaul send: %s", strerror(errno));
 	}
@@ -281,7 +256,7 @@ static void *non_rt_thread(void *arg)
 
 	name_self(thread_name[which]);
 	while ((len = recv(in, buf[which == GTP], sizeof(buf[0]), 0)) > 0) {
-		burn(v.cost[which]);
+		hcbs_burn(v.cost[which]);
 		if (which == UDP)
 			send(v.gtp[0], buf[0], (size_t)len, MSG_DONTWAIT);
 		else
@@ -573,7 +548,7 @@ int main(int argc, char **argv)
 	pthread_t th[7];
 	struct helper fep = { FEP, -1 }, feptx = { FEPTX, -1 };
 	int udp = UDP, gtp = GTP, opt, nth = 0;
-	uint64_t work = 0;
+	uint64_t work = 0, chain;
 
 	v.tti = 1000000;
 	v.duration = 10000000000ull;
@@ -619,10 +594,10 @@ int main(int argc, char **argv)
 	v.rate = v.rate / v.scale ? v.rate / v.scale : 1;
 	for (int i = RU; i <= LTE; i++)
 		work += v.cost[i];
-	if (v.cost[RU] + (v.cost[FEP] > v.cost[FEPTX] ? v.cost[FEP] : v.cost[FEPTX]) >= v.tti)
+	chain = v.cost[RU] + (v.cost[FEP] > v.cost[FEPTX] ? v.cost[FEP] : v.cost[FEPTX]);
+	if (chain >= v.tti)
 		usage_error("--cost: ru + max(fep, feptx) = %.3f ms does not fit in a TTI of %.3f ms",
-			    (v.cost[RU] + (v.cost[FEP] > v.cost[FEPTX] ? v.cost[FEP] : v.cost[FEPTX])) / 1e6,
-			    v.tti / 1e6);
+			    chain / 1e6, v.tti / 1e6);
 	v.n = v.duration / v.tti;
 	if (!v.n)
 		usage_error("--duration %.3f s is shorter than one TTI", v.duration / 1e9);
