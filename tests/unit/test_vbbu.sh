@@ -66,11 +66,19 @@ assert d["subframes"] == 20 and d["tti_ns"] == 5000000 and d["deadline_ns"] == 5
 assert d["cost_ns"] == {"ru": 90000, "fep": 30000, "feptx": 20000, "lte": 60000,
                         "udp": 10000, "gtp": 10000}, d
 assert 0 <= d["missed"] <= 20 and d["response_p50"] > 0, d
+# each RT thread's CPU time: at least its work, per job and in all
+for k in ("ru", "fep", "feptx", "lte"):
+    c = d["job_cpu_ns"][k]
+    assert d["cost_ns"][k] <= c["mean"] <= c["max"], (k, c)
+    assert d["cost_ns"][k] <= c["p50"] <= c["p90"] <= c["p95"] <= c["p99"] <= c["max"], (k, c)
+    assert d["cpu_ns"][k] >= 20 * d["cost_ns"][k], (k, d["cpu_ns"])
+assert d["rt_work_ns"] == 20 * 200000 and d["rt_cpu_ns"] >= d["rt_work_ns"], d
 PY
-	ok $? "the JSON summary: schema, subframes, costs"
+	ok $? "the JSON summary: schema, subframes, costs, the threads' CPU time"
 	[ "$(grep -vc '^#' "$T/v.log")" = 20 ] &&
-		awk '!/^#/ { if (NF != 8 || $3 < $2 || $4 < $3 || $6 < $5 || $7 != $6 - $2) exit 1 }' "$T/v.log"
-	ok $? "the per-subframe log: 20 rows, ordered times, response = end - release"
+		awk '!/^#/ { if (NF != 12 || $3 < $2 || $4 < $3 || $6 < $5 || $7 != $6 - $2 ||
+			$9 < 90000 || $12 < 60000) exit 1 }' "$T/v.log"
+	ok $? "the per-subframe log: 20 rows, ordered times, response = end - release, jobs' CPU time"
 	run 0 "$VBBU" --tti 1ms --scale 5 --duration 50ms --json "$T/s.json"
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["tti_ns"] == 5000000 and d["subframes"] == 10 and d["cost_ns"]["ru"] == 450000, d' "$T/s.json"
 	ok $? "--scale 5: TTI and costs times 5"

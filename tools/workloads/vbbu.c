@@ -51,6 +51,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,6 +78,13 @@ static const uint64_t cost_default[NCOST] = { 90000, 30000, 20000, 60000, 10000,
 
 struct tti {
 	uint64_t release, ru_start, ru_end, lte_start, lte_end;
+	/*
+	 * each RT thread's own CPU time for this subframe's job: from the end
+	 * of its previous job to the end of this one, so the wakeup, the
+	 * switches and the syscalls around the work count too (what a server
+	 * is charged for the job)
+	 */
+	uint64_t cpu[LTE + 1];
 };
 
 static struct {
@@ -91,6 +99,10 @@ static struct {
 	int bh[2], gtp[2];
 	atomic_bool stop;
 	atomic_uint_fast64_t packets;
+	/* each thread's own CPU time when it ended: what its work really cost */
+	uint64_t cpu[NCOST];
+	/* and its context switches (voluntary, involuntary) and migrations */
+	uint64_t nvcsw[NCOST], nivcsw[NCOST], migrations[NCOST];
 } v;
 
 static uint64_t now(void)
@@ -163,6 +175,49 @@ static void fifo(int prio, const char *who)
 
 /* ------------------------------------------------------------ the threads */
 
+/*
+ * At the end of thread @which: its CPU time, its context switches, and
+ * its migrations where the kernel shows them (SCHED_DEBUG's
+ * /proc/thread-self/sched; else UINT64_MAX).
+ */
+static void thread_end(int which)
+{
+	struct rusage ru;
+	char line[256];
+	FILE *f;
+
+	v.cpu[which] = hcbs_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	if (!getrusage(RUSAGE_THREAD, &ru)) {
+		v.nvcsw[which] = (uint64_t)ru.ru_nvcsw;
+		v.nivcsw[which] = (uint64_t)ru.ru_nivcsw;
+	}
+	v.migrations[which] = UINT64_MAX;
+	f = fopen("/proc/thread-self/sched", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long n;
+
+		if (sscanf(line, "se.nr_migrations : %llu", &n) == 1)
+			v.migrations[which] = n;
+	}
+	fclose(f);
+}
+
+/*
+ * The calling RT thread's CPU time since *@c0, shared out over its @n jobs
+ * from subframe @k (n > 1 only when it fell behind and took several
+ * subframes in one wakeup); *@c0 moves on.
+ */
+static void job_cpu(uint64_t *c0, int which, uint64_t k, uint64_t n)
+{
+	uint64_t c = hcbs_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
+	for (uint64_t i = 0; i < n; i++)
+		v.t[k + i].cpu[which] = (c - *c0) / n;
+	*c0 = c;
+}
+
 static void *ru_thread(void *arg)
 {
 	(void)arg;
@@ -171,6 +226,8 @@ static void *ru_thread(void *arg)
 	pthread_barrier_wait(&v.ready);
 	/* every RT thread is up and SCHED_FIFO: the first subframe a TTI on */
 	v.t0 = now() + v.tti;
+	uint64_t c0 = hcbs_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
 	for (uint64_t k = 0; k < v.n; k++) {
 		struct tti *t = &v.t[k];
 		uint64_t done = 0;
@@ -186,7 +243,9 @@ static void *ru_thread(void *arg)
 			done += ev_wait(v.ev_done);
 		t->ru_end = now();
 		ev_post(v.ev_lte);
+		job_cpu(&c0, RU, k, 1);
 	}
+	thread_end(RU);
 	return NULL;
 }
 
@@ -201,14 +260,18 @@ static void *fep_thread(void *arg)
 	name_self(thread_name[h->which]);
 	fifo(v.prio - 1, thread_name[h->which]);
 	pthread_barrier_wait(&v.ready);
+	uint64_t c0 = hcbs_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
 	for (uint64_t k = 0; k < v.n; ) {
-		uint64_t n = ev_wait(h->ev);
+		uint64_t n = ev_wait(h->ev), k0 = k;
 
 		for (; n && k < v.n; n--, k++) {
 			hcbs_burn(v.cost[h->which]);
 			ev_post(v.ev_done);
 		}
+		job_cpu(&c0, h->which, k0, k - k0);
 	}
+	thread_end(h->which);
 	return NULL;
 }
 
@@ -218,15 +281,19 @@ static void *lte_thread(void *arg)
 	name_self(thread_name[LTE]);
 	fifo(v.prio - 1, thread_name[LTE]);
 	pthread_barrier_wait(&v.ready);
+	uint64_t c0 = hcbs_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
 	for (uint64_t k = 0; k < v.n; ) {
-		uint64_t n = ev_wait(v.ev_lte);
+		uint64_t n = ev_wait(v.ev_lte), k0 = k;
 
 		for (; n && k < v.n; n--, k++) {
 			v.t[k].lte_start = now();
 			hcbs_burn(v.cost[LTE]);
 			v.t[k].lte_end = now();
 		}
+		job_cpu(&c0, LTE, k0, k - k0);
 	}
+	thread_end(LTE);
 	return NULL;
 }
 
@@ -264,6 +331,7 @@ static void *non_rt_thread(void *arg)
 	}
 	if (which == UDP)
 		shutdown(v.gtp[0], SHUT_WR);
+	thread_end(which);
 	return NULL;
 }
 
@@ -286,7 +354,8 @@ static int report(void)
 	if (v.log && !(log = fopen(v.log, "w")))
 		die("%s: %s", v.log, strerror(errno));
 	if (log)
-		fprintf(log, "# tti release_ns ru_start_ns ru_end_ns lte_start_ns lte_end_ns response_ns missed\n");
+		fprintf(log, "# tti release_ns ru_start_ns ru_end_ns lte_start_ns lte_end_ns response_ns missed"
+			" ru_cpu_ns fep_cpu_ns feptx_cpu_ns lte_cpu_ns\n");
 	for (uint64_t k = 0; k < v.n; k++) {
 		const struct tti *t = &v.t[k];
 
@@ -298,8 +367,9 @@ static int report(void)
 		}
 		if (log)
 			fprintf(log, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-				" %" PRIu64 " %d\n", k, t->release, t->ru_start, t->ru_end, t->lte_start,
-				t->lte_end, resp[k], resp[k] > v.deadline);
+				" %" PRIu64 " %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", k,
+				t->release, t->ru_start, t->ru_end, t->lte_start, t->lte_end, resp[k],
+				resp[k] > v.deadline, t->cpu[RU], t->cpu[FEP], t->cpu[FEPTX], t->cpu[LTE]);
 	}
 	if (log && fclose(log))
 		die("%s: %s", v.log, strerror(errno));
@@ -307,9 +377,15 @@ static int report(void)
 
 	double tti = (double)v.tti, p50 = resp[v.n / 2] / tti, p99 = resp[v.n * 99 / 100] / tti,
 	       max = resp[v.n - 1] / tti;
+	/* the RT threads' own CPU time against their nominal work */
+	uint64_t rt_cpu = v.cpu[RU] + v.cpu[FEP] + v.cpu[FEPTX] + v.cpu[LTE],
+		 rt_work = v.n * (v.cost[RU] + v.cost[FEP] + v.cost[FEPTX] + v.cost[LTE]);
+
 	printf(PROG ": %s: %" PRIu64 " subframes of %.3f ms, %" PRIu64 " missed (%.3f%%), response p50 %.3f"
-	       " p99 %.3f max %.3f of a TTI; %" PRIu64 " backhaul packets\n", v.name, v.n, tti / 1e6,
-	       missed, 100.0 * missed / v.n, p50, p99, max, (uint64_t)atomic_load(&v.packets));
+	       " p99 %.3f max %.3f of a TTI; %" PRIu64 " backhaul packets; RT threads' CPU time %.3f s"
+	       " for %.3f s of work (x%.2f)\n", v.name, v.n, tti / 1e6,
+	       missed, 100.0 * missed / v.n, p50, p99, max, (uint64_t)atomic_load(&v.packets),
+	       rt_cpu / 1e9, rt_work / 1e9, rt_work ? (double)rt_cpu / rt_work : 0.0);
 
 	if (v.json) {
 		FILE *f = fopen(v.json, "w");
@@ -343,6 +419,52 @@ static int report(void)
 		hcbs_json_key(j, "response_p99"); hcbs_json_double(j, p99);
 		hcbs_json_key(j, "response_max"); hcbs_json_double(j, max);
 		hcbs_json_key(j, "backhaul_packets"); hcbs_json_uint(j, atomic_load(&v.packets));
+		hcbs_json_key(j, "cpu_ns");
+		hcbs_json_object_begin(j);
+		for (int i = 0; i < NCOST; i++) {
+			hcbs_json_key(j, cost_key[i]);
+			hcbs_json_uint(j, v.cpu[i]);
+		}
+		hcbs_json_object_end(j);
+		/* per job, what an analysis' WCET would be measured from */
+		hcbs_json_key(j, "job_cpu_ns");
+		hcbs_json_object_begin(j);
+		for (int i = RU; i <= LTE; i++) {
+			uint64_t sum = 0;
+
+			for (uint64_t k = 0; k < v.n; k++) {
+				resp[k] = v.t[k].cpu[i];
+				sum += resp[k];
+			}
+			qsort(resp, v.n, sizeof(*resp), cmp_u64);
+			hcbs_json_key(j, cost_key[i]);
+			hcbs_json_object_begin(j);
+			hcbs_json_key(j, "mean"); hcbs_json_uint(j, sum / v.n);
+			hcbs_json_key(j, "p50"); hcbs_json_uint(j, resp[v.n / 2]);
+			hcbs_json_key(j, "p90"); hcbs_json_uint(j, resp[v.n * 90 / 100]);
+			hcbs_json_key(j, "p95"); hcbs_json_uint(j, resp[v.n * 95 / 100]);
+			hcbs_json_key(j, "p99"); hcbs_json_uint(j, resp[v.n * 99 / 100]);
+			hcbs_json_key(j, "max"); hcbs_json_uint(j, resp[v.n - 1]);
+			hcbs_json_object_end(j);
+		}
+		hcbs_json_object_end(j);
+		hcbs_json_key(j, "rt_cpu_ns"); hcbs_json_uint(j, rt_cpu);
+		hcbs_json_key(j, "switches");
+		hcbs_json_object_begin(j);
+		for (int i = 0; i < NCOST; i++) {
+			hcbs_json_key(j, cost_key[i]);
+			hcbs_json_object_begin(j);
+			hcbs_json_key(j, "voluntary"); hcbs_json_uint(j, v.nvcsw[i]);
+			hcbs_json_key(j, "involuntary"); hcbs_json_uint(j, v.nivcsw[i]);
+			hcbs_json_key(j, "migrations");
+			if (v.migrations[i] == UINT64_MAX)
+				hcbs_json_null(j);
+			else
+				hcbs_json_uint(j, v.migrations[i]);
+			hcbs_json_object_end(j);
+		}
+		hcbs_json_object_end(j);
+		hcbs_json_key(j, "rt_work_ns"); hcbs_json_uint(j, rt_work);
 		hcbs_json_object_end(j);
 		if (hcbs_json_free(j) || fclose(f))
 			die("%s: write error", v.json);
