@@ -814,6 +814,28 @@ int hcbs_measure_shares(const pid_t *pids, int n, unsigned int window_ms,
 	return 0;
 }
 
+int hcbs_proc_migrations(pid_t pid, uint64_t *n)
+{
+	char path[64], line[256];
+	int err = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+
+		if (sscanf(line, "se.nr_migrations : %llu", &v) == 1) {
+			*n = v;
+			err = 0;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
 unsigned int hcbs_window_ms(unsigned int dflt)
 {
 	const char *e = getenv("HCBS_WINDOW_MS");

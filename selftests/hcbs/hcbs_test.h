@@ -223,6 +223,13 @@ int hcbs_measure_shares(const pid_t *pids, int n, unsigned int window_ms,
 			double *share);
 
 /*
+ * How many times @pid (a process's main thread) has moved between CPUs:
+ * se.nr_migrations of /proc/PID/sched (CONFIG_SCHED_DEBUG).  0 or -errno
+ * (-ENOENT when the kernel shows no such line).
+ */
+int hcbs_proc_migrations(pid_t pid, uint64_t *n);
+
+/*
  * Measurement window (ms): $HCBS_WINDOW_MS if set, else @dflt.  Windows
  * are chosen as multiples of the hyperperiod of the servers measured, so
  * that the phase of the window cannot bias the share.

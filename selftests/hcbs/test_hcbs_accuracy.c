@@ -12,6 +12,7 @@
  * group's tasks (groups run at deadline level above it), another group's
  * hog, and a SCHED_OTHER hog (served by the fair server).
  */
+#include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -357,6 +358,55 @@ TEST_F_TIMEOUT(sched, global_two_hogs, 60)
 	hcbs_note("hogs: %.4f and %.4f", share[0], share[1]);
 	hcbs_check_share(_metadata, "two unpinned hogs together", share[0] + share[1],
 			 0.6, 2 * TOL);
+}
+
+/*
+ * Two reserved groups of 40/100 ms share two CPUs, one unpinned FIFO hog
+ * in each: each group's servers hold 0.8 of a CPU together, and a hog can
+ * have them all by running on whichever of its servers EDF runs.  A task
+ * only moves to a server that EDF would run now (not to one that the
+ * other group's server preempts), so the hogs must still find the other
+ * CPU's server when theirs throttles: about two moves a period (one at a
+ * throttle, one at a replenishment), at most 6 allowed.  The share's
+ * allowance is 0.04: the moves wait for an IPI, and under TCG
+ * (milliseconds) 0.08, for emulation only.  (The ping-pong between
+ * preempted servers shows with blocking tasks, not hogs: see
+ * hcbsctl/test_guest_cloudran.sh.)
+ */
+TEST_F_TIMEOUT(sched, global_two_groups, 60)
+{
+	unsigned int window_ms = hcbs_window_ms(3000);
+	double share[2], slack = hcbs_machine_slow() ? 0.08 : 0.04;
+	uint64_t m0[2], m1[2];
+	char g[2][PATHLEN];
+	pid_t pids[2];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		hcbs_group(_metadata, &self->env, i ? "b" : "a", 40000, 100000, g[i], sizeof(g[i]));
+		pids[i] = hcbs_hog(_metadata, &self->env, g[i], -1, SCHED_FIFO,
+				   HCBS_PRIO_GROUP)->pid;
+	}
+	hcbs_sleep_ms(300);
+	hcbs_note("window %u ms: two 40/100 ms groups, one unpinned FIFO hog in each, 2 CPUs",
+		  window_ms);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, hcbs_proc_migrations(pids[i], &m0[i]));
+	ASSERT_EQ(0, hcbs_measure_shares(pids, 2, window_ms, share));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, hcbs_proc_migrations(pids[i], &m1[i]));
+	if (slack > 0.04)
+		hcbs_note("allowance %.2f instead of 0.04: emulated machine (TCG), where a move waits for an IPI that can take milliseconds",
+			  slack);
+	for (i = 0; i < 2; i++) {
+		double per_period = (double)(m1[i] - m0[i]) * 100.0 / window_ms;
+
+		hcbs_note("hog of group %c: %" PRIu64 " moves in the window, %.1f a period",
+			  'a' + i, m1[i] - m0[i], per_period);
+		hcbs_check_share(_metadata, i ? "hog of group b, 40/100 on 2 CPUs" :
+				 "hog of group a, 40/100 on 2 CPUs", share[i], 0.8, slack);
+		EXPECT_LE(per_period, 6.0);
+	}
 }
 
 /*
