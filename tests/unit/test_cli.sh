@@ -195,6 +195,8 @@ run 0 H --cgroup "$C1" set 20us/1ms && [ "$(cat "$C1/cpu.rt.max")" = "20 1000" ]
 ok $? "set 20us/1ms: set, with one warning that a budget below 50us is not exact per period"
 run 0 H --cgroup "$C1" set 50us/1ms && ! grep -q 'not exact per period' "$T/err"
 ok $? "set 50us/1ms: no such warning"
+run 0 H --cgroup "$C1" set 0us/1ms && [ "$(cat "$C1/cpu.rt.max")" = "0 1000" ] && ! grep -q 'not exact per period' "$T/err"
+ok $? "set 0us/1ms (no RT time): no such warning"
 H --cgroup "$C1" set 8ms/18ms >/dev/null 2>&1	# as the tests below expect
 echo 950000 >"$SYS/sched_rt_runtime_us"
 snapshot before

@@ -44,7 +44,8 @@ static int apply(struct opts *o, const char *label, const struct hcbs_rt *to)
 	} else if (to->runtime_us == HCBS_RT_MAX) {
 		printf("%s: max (no own reservation)\n", t.label);
 	} else {
-		if (to->runtime_us < HCBS_EXACT_RUNTIME_MIN_US)
+		/* 0 is no RT time at all, not an inexact budget */
+		if (to->runtime_us && to->runtime_us < HCBS_EXACT_RUNTIME_MIN_US)
 			warn_line("%s: a runtime of %lluus is set, but below %dus it is not exact per period: the budget's timer fires 10us or more late, an overrun the next periods pay back (the share stays Q/P)",
 				  t.label, (unsigned long long)to->runtime_us,
 				  HCBS_EXACT_RUNTIME_MIN_US);
