@@ -1386,7 +1386,8 @@ static void budget_overrun_run(struct __test_metadata *_metadata,
 
 /*
  * 5G-slot periods: a FIFO hog in a group at 200 us every 1 ms, then every
- * 500 us; then two FIFO processes of one group at 2.3 ms every 10 ms that
+ * 500 us and every 1.37 ms; then two FIFO processes of one group at 2.3 ms
+ * every 10.3 ms that
  * hand the CPU to each other every 1.5 ms (a pipe ping-pong): every
  * period has a switch inside the server, after which the budget ends
  * neither at a switch nor at a tick, and the budget's timer is the one
@@ -1398,17 +1399,28 @@ static void budget_overrun_run(struct __test_metadata *_metadata,
  * lateness, not a tick (1 ms here, 4 ms with Debian's HZ=250).
  *
  * Checked: the group is throttled in most periods and its share over 2 s
- * is Q/P; with the debugfs sched features, each case runs again with the
- * hrtick off (enforced by the tick and the switches): the hrtick must at
- * least halve the median overrun (a ratio, not a latency: under TCG the
- * timers themselves fire about 0.1 ms late); off an emulator no period
- * overran by a quarter of Q (the goal, 2% of Q, is printed).
+ * is Q/P; with the debugfs sched features, the hog at 200 us every
+ * 1.37 ms (a period that drifts against the tick) runs again with the
+ * hrtick off (enforced by the tick): the hrtick must at least halve the
+ * median overrun (measured 0.22; the ping-pong is not compared: its
+ * switches bound the overrun without the hrtick too) (a ratio,
+ * not a latency: under TCG the timers themselves fire about 0.1 ms late);
+ * off an emulator no period overran by a quarter of Q (the goal, 2% of
+ * Q, is printed).
  */
 TEST_F_TIMEOUT(trace, budget_overrun, 150)
 {
+	/*
+	 * compare: run again with the hrtick off.  Only for periods that
+	 * are no multiple of the tick: otherwise the budget ends at the
+	 * same phase of the tick in every period, and what the tick leaves
+	 * is one fixed value between 0 and a tick, decided by the run.
+	 */
 	static const struct {
 		long long q, p, spin;	/* spin: us of a ping-pong, 0: a hog */
-	} cases[] = { { 200, 1000, 0 }, { 200, 500, 0 }, { 2300, 10000, 1500 } };
+		bool compare;
+	} cases[] = { { 200, 1000, 0, false }, { 200, 500, 0, false },
+		      { 200, 1370, 0, true }, { 2300, 10300, 1900, false } };
 	struct overrun_run on, off;
 	bool features = !access(SCHED_FEATURES, W_OK), slow = hcbs_machine_slow();
 	size_t cap = 1 << 16;
@@ -1446,7 +1458,7 @@ TEST_F_TIMEOUT(trace, budget_overrun, 150)
 			EXPECT_LE(on.max, q * 1000 / 4)
 				TH_LOG("a period overran by %.1f us of a %lld us budget: enforced by the tick?",
 				       on.max / 1e3, q);
-		if (!features)
+		if (!features || !cases[i].compare)
 			continue;
 		ASSERT_EQ(0, hcbs_write_str(SCHED_FEATURES, "NO_HRTICK_RT_GROUP"));
 		budget_overrun_run(_metadata, self, q, p, cases[i].spin, what, over, cap, &off);
