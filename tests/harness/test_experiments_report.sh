@@ -18,38 +18,58 @@ data=$HARNESS_TMP/data
 hcbsctl=${HCBS_BUILD:-$HARNESS_ROOT/build}/tools/hcbsctl/hcbsctl
 [ -x "$hcbsctl" ] || skip "hcbsctl is not built"
 
-# mkrun KERNEL RUN MISS_T5: logs where every job of t5 responds in 1.2 T
-# if MISS_T5, else every job of every task in 0.5 T
-mkrun() {
-	local d=$data/$1/$2
-	mkdir -p "$d"
-	python3 - "$d" "$3" <<'PY'
+# mklogs DIR HOW: periodic's logs of the task set into DIR, every job
+# responding in 0.5 T but for HOW:
+#   ok        10 jobs a task
+#   t5        10 jobs a task, t5's in 1.2 T
+#   confined  100 s of jobs (8400): every other job of t1 released in the
+#             first 1.2 s of the run and of its second 40, and t2's in the
+#             first 0.3 s of both, in 1.5 T (57 misses in 4 of 101 s)
+#   spread    100 s of jobs, every 67th job of t1 in 1.5 T (50 misses in
+#             50 seconds)
+mklogs() {
+	mkdir -p "$1"
+	python3 - "$1" "$2" <<'PY'
 import sys
-d, miss = sys.argv[1], sys.argv[2] == "1"
+d, how = sys.argv[1], sys.argv[2]
 tasks = [(4879, 30000), (561, 36000), (10427, 104000), (4408, 109000), (20271, 250000)]
 for i, (c, t) in enumerate(tasks, 1):
+    n = 10 if how in ("ok", "t5") else int(100e9 // (t * 1000)) + 1
     with open(f"{d}/t{i}.log", "w") as f:
         f.write("# job release_ns start_ns end_ns response_ns miss\n")
-        for k in range(10):
+        for k in range(n):
             rel = k * t * 1000
-            resp = int(t * 1000 * (1.2 if (miss and i == 5) else 0.5))
+            if how == "t5":
+                late = i == 5
+            elif how == "spread":
+                late = i == 1 and k % 67 == 0
+            elif how == "confined":
+                w = {1: 1.2e9, 2: 0.3e9}.get(i, 0)
+                late = (rel < w or 40e9 <= rel < 40e9 + w) and (i == 2 or k % 2 == 0)
+            else:
+                late = False
+            resp = int(t * 1000 * ((1.2 if how == "t5" else 1.5) if late else 0.5))
             f.write(f"{k} {rel} {rel + 1000} {rel + resp} {resp} {int(resp > t * 1000)}\n")
-        f.write(f"# jobs 10 misses 0 period_ns {t * 1000} deadline_ns {t * 1000}\n")
+        f.write(f"# jobs {n} misses 0 period_ns {t * 1000} deadline_ns {t * 1000}\n")
 PY
-	printf 'kind=%s\nsetting=%s\n' "$1" "$2" >"$d/run.txt"
+}
+# mkrun KERNEL RUN HOW: a run of scripts/guest/fig3 in $data
+mkrun() {
+	mklogs "$data/$1/$2" "$3"
+	printf 'kind=%s\nsetting=%s\n' "$1" "$2" >"$data/$1/$2/run.txt"
 }
 for k in hcbs stock; do
 	mkdir -p "$data/$k"
 	printf 'release=6.12.117-%s\nkind=%s\naccel=tcg\ncpus=2\nduration=20\n' "$k" "$k" >"$data/$k/guest.txt"
-	mkrun $k 8ms-18ms 0
-	mkrun $k 16ms-36ms 0
-	mkrun $k 32ms-72ms 1
+	mkrun $k 8ms-18ms ok
+	mkrun $k 16ms-36ms ok
+	mkrun $k 32ms-72ms t5
 	for r in 8ms/18ms 16ms/36ms 32ms/72ms; do
 		"$hcbsctl" --json analyze "$HARNESS_ROOT/docs/examples/paper.ts" --reservation "$r" \
 			>"$data/$k/analyze-${r/\//-}.json"
 	done
 done
-mkrun stock affinity 1
+mkrun stock affinity t5
 
 args=(--data "$data" --command "scripts/experiments --test")
 command -v gnuplot >/dev/null && args+=(--plot "$plot")
@@ -74,34 +94,13 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["kernels"]["hcb
 	"$data/experiments.json" || fail "experiments.json"
 diag "tables, agreement, CSV, plots, JSON: ok"
 
-# 100 s of jobs (8400): every other job of t1 released in the first 1.2 s
-# of the run and of its second 40, and t2's in the first 0.3 s, respond
-# in 1.5 T, 57 misses in 4 of its 101 seconds: bursts of the machine, named as such; one miss of
-# t1 every 2 s (50 in 50 seconds) is not, nor is a lone miss a stall.
-mkconfined() {
-	mkdir -p "$2/8ms-18ms"
-	printf 'release=6.12.117-hcbs\nkind=hcbs\naccel=tcg\ncpus=2\nduration=100\n' >"$2/guest.txt"
-	python3 - "$2/8ms-18ms" "$1" <<'PY'
-import sys
-d, spread = sys.argv[1], sys.argv[2] == "spread"
-tasks = [(4879, 30000), (561, 36000), (10427, 104000), (4408, 109000), (20271, 250000)]
-for i, (c, t) in enumerate(tasks, 1):
-    with open(f"{d}/t{i}.log", "w") as f:
-        f.write("# job release_ns start_ns end_ns response_ns miss\n")
-        for k in range(int(100e9 // (t * 1000)) + 1):
-            rel = k * t * 1000
-            if spread:
-                late = i == 1 and k % 67 == 0
-            else:
-                w = {1: 1.2e9, 2: 0.3e9}.get(i, 0)
-                late = (rel < w or 40e9 <= rel < 40e9 + w) and (i == 2 or k % 2 == 0)
-            resp = int(t * 1000 * (1.5 if late else 0.5))
-            f.write(f"{k} {rel} {rel + 1000} {rel + resp} {resp} {int(resp > t * 1000)}\n")
-PY
-	printf 'kind=hcbs\nsetting=8ms-18ms\n' >"$2/8ms-18ms/run.txt"
-}
+# Misses in 4 of 101 seconds, in bursts two threads miss in, are the
+# machine's bursts and named as such; one miss of t1 every 2 s is not,
+# nor is a lone miss a stall.
 for how in confined spread; do
-	mkconfined $how "$HARNESS_TMP/$how/hcbs"
+	mkdir -p "$HARNESS_TMP/$how/hcbs"
+	printf 'release=6.12.117-hcbs\nkind=hcbs\naccel=tcg\ncpus=2\nduration=100\n' >"$HARNESS_TMP/$how/hcbs/guest.txt"
+	data=$HARNESS_TMP/$how mkrun hcbs 8ms-18ms $how
 	"$report" --data "$HARNESS_TMP/$how" --command "scripts/experiments --test" >"$HARNESS_TMP/$how.out" 2>&1 ||
 		fail "experiments-report ($how) failed: $(cat "$HARNESS_TMP/$how.out")"
 done
