@@ -1116,6 +1116,8 @@ FIXTURE_SETUP(trace)
 	self->tracefs = hcbs_tracefs();
 }
 
+#define SCHED_FEATURES "/sys/kernel/debug/sched/features"
+
 static void trace_event_write(const char *tracefs, const char *event,
 			      const char *file, const char *val, int *err)
 {
@@ -1135,8 +1137,8 @@ FIXTURE_TEARDOWN_PARENT(trace)
 		trace_event_write(self->tracefs, trace_events[i], "filter", "0", &err);
 	}
 	/* trace.budget_overrun turns the budget's hrtick off for a while */
-	if (!access("/sys/kernel/debug/sched/features", W_OK))
-		hcbs_write_str("/sys/kernel/debug/sched/features", "HRTICK_RT_GROUP");
+	if (!access(SCHED_FEATURES, W_OK))
+		hcbs_write_str(SCHED_FEATURES, "HRTICK_RT_GROUP");
 	HCBS_ENV_TEARDOWN(&self->env);
 }
 
@@ -1246,8 +1248,8 @@ static void spin_us(long long us)
 /*
  * Two FIFO processes of one group on @cpu that hand a byte to each other
  * through two pipes for ever, each spinning @spin us before it passes
- * the byte on: every hand-over is a switch between two
- * tasks of one server.  They die with the test (PR_SET_PDEATHSIG).
+ * the byte on: every hand-over is a switch between two tasks of one
+ * server.  They die with the test (PR_SET_PDEATHSIG).
  * Returns 0, with their pids in @pids, or -errno.
  */
 static int pingpong_start(const char *cg, int cpu, long long spin, pid_t pids[2])
@@ -1300,8 +1302,6 @@ static void pingpong_stop(pid_t pids[2])
 		waitpid(pids[i], NULL, 0);
 	}
 }
-
-#define SCHED_FEATURES "/sys/kernel/debug/sched/features"
 
 /* One run of trace.budget_overrun: what 2 s of a group at @q/@p gave. */
 struct overrun_run {
@@ -1387,8 +1387,8 @@ static void budget_overrun_run(struct __test_metadata *_metadata,
 /*
  * 5G-slot periods: a FIFO hog in a group at 200 us every 1 ms, then every
  * 500 us and every 1.37 ms; then two FIFO processes of one group at 2.3 ms
- * every 10.3 ms that
- * hand the CPU to each other every 1.5 ms (a pipe ping-pong): every
+ * every 10.3 ms that hand the CPU to each other every 1.9 ms (a pipe
+ * ping-pong): every
  * period has a switch inside the server, after which the budget ends
  * neither at a switch nor at a tick, and the budget's timer is the one
  * kept armed across that switch.  Every period the group spends its
