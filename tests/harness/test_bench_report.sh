@@ -25,6 +25,8 @@ for r in 1 2 3; do
 	fig "$raw/stock-$r.jsonl" 6.12.117-stock accuracy q900_p1000 error 0.0$r cpu
 	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs accuracy q5000_p10000 error 0.000$r cpu
 	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs accuracy q900_p1000 overrun_max_pct_q $((40 + r)) pct
+	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs scale rt_group alloc_per_cpu 2064 bytes
+	fig "$raw/stock-$r.jsonl" 6.12.117-stock scale rt_group alloc_per_cpu 2160 bytes
 	printf 'load_before 0.10 0.20 0.30\nload_after 1.90 1.00 0.50\nexit 0\naccel tcg\n' >"$raw/hcbs-$r.host"
 	printf 'load_before 0.10 0.20 0.30\nload_after 1.90 1.00 0.50\nexit 0\naccel tcg\n' >"$raw/stock-$r.host"
 done
@@ -36,6 +38,9 @@ md=$HARNESS_TMP/r.md
 expect_in "$md" '^\| root \| cpu_per_op \| us \| 12.00 \[11.00, 13.00\] \| 21.00 \[20.00, 22.00\] \| 0.5714 \|$' "the root row with medians, ranges and ratio"
 # headline: hcbs group 22 over stock root 21
 expect_in "$md" 'Switch path: CPU per pipe round trip.*\| 1.048x \| goal <= 1.05x \|' "the switch-path headline ratio"
+# hcbs group 22 over hcbs root 12; RT memory per group per CPU 2064 / 2160
+expect_in "$md" 'Switch path on hcbs: in a reserved group / in the root group \| 1.833x' "the group/root headline on hcbs"
+expect_in "$md" 'per group per CPU: hcbs / stock \| 0.956x \| 2064 bytes against 2160 \|' "the RT memory headline"
 expect_in "$md" 'Accuracy \(hcbs\): worst abs\(share - Q/P\) over the sweep \| 0.0020 CPU' "hcbs's worst accuracy error (median of -0.001..-0.003)"
 expect_in "$md" 'Accuracy \(stock\): worst abs\(share - Q/P\) over the sweep \| 0.0200 CPU' "stock's worst accuracy error"
 expect_in "$md" 'Under TCG' "the emulation warning"
@@ -78,10 +83,10 @@ if "$report" --raw "$HARNESS_TMP/empty" --markdown "$HARNESS_TMP/e.md" --json "$
 	fail "no figures: bench-report succeeded"
 fi
 expect_in "$HARNESS_TMP/e.out" "no figures in $HARNESS_TMP/empty" "the empty-directory error"
-echo '{"kernel": "x", "bench":' >>"$raw/hcbs-2.jsonl"
+echo '{"kernel": "x", "bench":' >>"$raw/hcbs-2.jsonl"  # after its 6 figures
 if "$report" --raw "$raw" --markdown "$HARNESS_TMP/b.md" --json "$HARNESS_TMP/b.json" >"$HARNESS_TMP/b.out" 2>&1; then
 	fail "a broken line: bench-report succeeded"
 fi
-expect_in "$HARNESS_TMP/b.out" 'hcbs-2.jsonl:6: not JSON' "the file and line of the broken record"
+expect_in "$HARNESS_TMP/b.out" 'hcbs-2.jsonl:7: not JSON' "the file and line of the broken record"
 diag "errors: ok"
 exit 0
