@@ -529,6 +529,43 @@ static const char *debugfs_sched(void)
 	return access(path, R_OK) ? NULL : path;
 }
 
+int hcbs_dl_rq_field(const char *key, long long *vals, int max_cpus)
+{
+	const char *path = debugfs_sched();
+	size_t klen = strlen(key);
+	char line[512];
+	int cpu = -1, found = 0;
+	FILE *f;
+
+	for (int i = 0; i < max_cpus; i++)
+		vals[i] = -1;
+	if (!path)
+		return -ENOENT;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = line;
+
+		/* Sections start in column 0, their fields are indented. */
+		if (line[0] != ' ') {
+			if (sscanf(line, "dl_rq[%d]:", &cpu) != 1 || cpu >= max_cpus)
+				cpu = -1;
+			continue;
+		}
+		if (cpu < 0)
+			continue;
+		p += strspn(p, " ");
+		if (*p++ != '.' || strncmp(p, key, klen) || (p[klen] != ' ' && p[klen] != ':'))
+			continue;
+		p = strchr(p + klen, ':');
+		if (p && sscanf(p + 1, "%lld", &vals[cpu]) == 1 && cpu >= found)
+			found = cpu + 1;
+	}
+	fclose(f);
+	return found ? found : -ENOENT;
+}
+
 /*
  * Per CPU, the .dl_bw->total_bw of its dl_rq (deadline tasks and fair
  * servers: the root domain's sum) into @total; what the RT groups reserve
@@ -536,38 +573,12 @@ static const char *debugfs_sched(void)
  */
 int hcbs_dl_bw(long long *total, long long *groups, int max_cpus)
 {
-	const char *path = debugfs_sched();
-	char line[512];
-	int cpu = -1, found = 0;
-	FILE *f;
+	int n = hcbs_dl_rq_field("dl_bw->total_bw", total, max_cpus);
 
-	for (int i = 0; i < max_cpus; i++)
-		groups[i] = -1;
-	if (!path)
-		return -ENOENT;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *p;
-
-		if (sscanf(line, "dl_rq[%d]:", &cpu) == 1)
-			continue;
-		if (cpu < 0 || cpu >= max_cpus)
-			continue;
-		p = strstr(line, ".dl_bw->total_bw");
-		if (p) {
-			p = strchr(p, ':');
-			if (p && sscanf(p + 1, "%lld", &total[cpu]) == 1)
-				found = cpu + 1 > found ? cpu + 1 : found;
-			continue;
-		}
-		p = strstr(line, ".rt_groups_bw");
-		if (p && (p = strchr(p, ':')))
-			sscanf(p + 1, "%lld", &groups[cpu]);
-	}
-	fclose(f);
-	return found ? found : -ENOENT;
+	if (n < 0)
+		return n;
+	hcbs_dl_rq_field("rt_groups_bw", groups, max_cpus);
+	return n;
 }
 
 /*
@@ -728,6 +739,8 @@ int hcbs_hog_start(struct hcbs_hog *hog, const struct hcbs_hog_spec *spec,
 		close(pfd[0]);
 		while (spec->sleeper)
 			pause();
+		while (spec->quiet)
+			hog->shm->loops++;
 		hog_loop(hog->shm);
 	}
 	close(pfd[0]);

@@ -136,6 +136,14 @@ double hcbs_rt_global_bw(void);
 int hcbs_dl_total_bw(long long *bw, int max_cpus);
 
 /*
+ * The field .@key of every CPU's dl_rq in /sys/kernel/debug/sched/debug
+ * ("dl_bw->total_bw", "running_bw", ...) into @vals, -1 for a CPU without
+ * it.  Returns one more than the highest CPU that has it (offline CPUs
+ * are not listed), or -errno (-ENOENT: no CPU has it).
+ */
+int hcbs_dl_rq_field(const char *key, long long *vals, int max_cpus);
+
+/*
  * The two parts of hcbs_dl_total_bw(): each CPU's .dl_bw->total_bw into
  * @total, and what the RT groups reserve on each CPU (.rt_groups_bw) into
  * @groups (-1 if the kernel has none).  Returns the CPUs found or -errno.
@@ -174,6 +182,13 @@ struct hcbs_hog_spec {
 	int policy;		/* SCHED_FIFO, SCHED_RR, SCHED_OTHER */
 	int prio;		/* rt priority (ignored for SCHED_OTHER) */
 	bool sleeper;		/* block in pause() instead of spinning */
+	/*
+	 * Spin without entering the kernel: no clock reads, so no gap or
+	 * stall records.  The loop's thread-CPU-clock read after each long
+	 * step (an interrupt, or a stall of an emulator) charges the hog's
+	 * server there and then, which enforces a budget without any timer.
+	 */
+	bool quiet;
 };
 
 /*

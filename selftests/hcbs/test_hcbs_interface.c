@@ -1334,8 +1334,14 @@ static void budget_overrun_run(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, err) TH_LOG("ping-pong: %s", strerror(-err));
 		np = 2;
 	} else {
-		h = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO,
-			     HCBS_PRIO_GROUP);
+		struct hcbs_hog_spec spec = {
+			.cgroup = g, .cpu = HCBS_LOAD_CPU, .policy = SCHED_FIFO,
+			.prio = HCBS_PRIO_GROUP, .quiet = true,
+		};
+		const char *step = "";
+
+		h = hcbs_env_hog(&self->env, &spec, &err, &step);
+		ASSERT_NE(NULL, h) TH_LOG("hog in %s: %s: %s", g, step, strerror(-err));
 		pids[0] = h->pid;
 		np = 1;
 	}
@@ -1397,6 +1403,12 @@ static void budget_overrun_run(struct __test_metadata *_metadata,
  * left (CBS charges an overrun to the next periods).  The budget is
  * enforced by the hrtick (HRTICK_RT_GROUP): the overrun is the timer's
  * lateness, not a tick (1 ms here, 4 ms with Debian's HZ=250).
+ *
+ * The hog spins without entering the kernel (hcbs_hog_spec.quiet): only
+ * interrupts charge its server, so without the hrtick only the tick
+ * enforces the budget.  (The usual hog reads its thread's CPU clock after
+ * every long step, each read a charge; under TCG, whose steps are often
+ * long, that enforced the budget to ~0.1 ms without any timer.)
  *
  * Checked: the group is throttled in most periods and its share over 2 s
  * is Q/P; with the debugfs sched features, the hog at 200 us every
