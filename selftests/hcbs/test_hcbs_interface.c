@@ -1136,6 +1136,13 @@ FIXTURE_TEARDOWN_PARENT(trace)
 		trace_event_write(self->tracefs, trace_events[i], "enable", "0", &err);
 		trace_event_write(self->tracefs, trace_events[i], "filter", "0", &err);
 	}
+	if (self->tracefs) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/events/timer/hrtimer_start/enable",
+			 self->tracefs);
+		hcbs_write_str(path, "0");
+	}
 	/* trace.budget_overrun turns the budget's hrtick off for a while */
 	if (!access(SCHED_FEATURES, W_OK))
 		hcbs_write_str(SCHED_FEATURES, "HRTICK_RT_GROUP");
@@ -1387,6 +1394,159 @@ static void budget_overrun_run(struct __test_metadata *_metadata,
 	hcbs_note("  overrun per period: p50 %.1f us, p99 %.1f us, max %.1f us (goal: 2%% of Q, %.1f us)",
 		  r->p50 / 1e3, r->p99 / 1e3, r->max / 1e3, q * 0.02);
 	trace_event_write(self->tracefs, "sched_hcbs_server_throttle", "filter", "0", &err);
+	ASSERT_EQ(0, hcbs_cg_destroy(g));
+}
+
+/* to_ratio() of the deadline class: @q / @p in units of HCBS_BW_UNIT. */
+static long long dl_ratio(long long q_ns, long long p_ns)
+{
+	return (long long)(((unsigned long long)q_ns << HCBS_BW_SHIFT) / p_ns);
+}
+
+/*
+ * A FIFO process of @cg on @cpu that runs @jobs jobs of @spin us, one
+ * every @period us, and exits.  Returns its pid or -errno.
+ */
+static pid_t periodic_start(const char *cg, int cpu, int jobs, long long spin,
+			    long long period)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		uint64_t t;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (hcbs_pin_cpu(0, cpu) || hcbs_cg_attach(cg, getpid()) ||
+		    hcbs_set_policy(0, SCHED_FIFO, HCBS_PRIO_GROUP))
+			_exit(1);
+		for (t = hcbs_now_ns(); jobs--; ) {
+			spin_us(spin);
+			t += period * 1000;
+			hcbs_sleep_until_ns(t);
+		}
+		_exit(0);
+	}
+	return pid;
+}
+
+/* Run periodic_start() to its end; fails the test if it did not exit 0. */
+static void periodic_run(struct __test_metadata *_metadata, const char *cg,
+			 int cpu, int jobs, long long spin, long long period)
+{
+	pid_t pid = periodic_start(cg, cpu, jobs, spin, period);
+	int status;
+
+	ASSERT_LT(0, pid) TH_LOG("fork: %s", strerror(-pid));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the periodic task of %s failed to set itself up (status %#x)", cg, status);
+}
+
+/*
+ * @cpu's .running_bw and .this_bw in the sched debug file.  Fails the test
+ * on a kernel that does not show them.
+ */
+static void dl_rq_bws(struct __test_metadata *_metadata, int cpu,
+		      long long *running, long long *total)
+{
+	long long v[HCBS_MAX_CPUS];
+
+	ASSERT_LT(cpu, hcbs_dl_rq_field("running_bw", v, HCBS_MAX_CPUS))
+		TH_LOG("no .running_bw of CPU %d in the sched debug file", cpu);
+	*running = v[cpu];
+	ASSERT_LT(cpu, hcbs_dl_rq_field("this_bw", v, HCBS_MAX_CPUS))
+		TH_LOG("no .this_bw of CPU %d in the sched debug file", cpu);
+	*total = v[cpu];
+}
+
+/* @running is @want, plus the fair server's @fair if it is active. */
+#define EXPECT_RUNNING_BW(running, want, fair, when)				\
+	EXPECT_TRUE((running) == (want) || (running) == (want) + (fair))	\
+		TH_LOG("%s: running_bw %lld, expected %lld (+ %lld if the fair server is active)", \
+		       when, running, want, fair)
+
+/*
+ * A reserved group's server keeps its bandwidth active while the group
+ * sleeps between jobs (in its runqueue's running_bw: GRUB's "active non
+ * contending"), and takes it out only when the reservation changes or
+ * goes; so no inactive timer is started and cancelled (or fired) per job.
+ *
+ * A FIFO task of a group at 20/100 ms runs 500 jobs of 100 us every 1 ms
+ * on CPU 1.  Checked: (1) the deadline class's inactive timers started on
+ * CPU 1 (timer:hrtimer_start with function inactive_task_timer) number
+ * under a tenth of the jobs, the allowance being the fair server's (CFS
+ * tasks come and go on CPU 1; a server that went inactive at every job
+ * started one per job); (2) 300 ms after the last job, past any zero-lag
+ * time, CPU 1's running_bw holds the group's Q/P and this_bw the group's
+ * on top of what it held before; (3) a new cpu.rt.max (10/100) while the
+ * group sleeps takes the old bandwidth out of both, and the next jobs put
+ * the new one into running_bw; (4) without a reservation both are back to
+ * what they were before the group.  running_bw may hold the fair server's
+ * bandwidth or not at each reading: both are accepted.
+ */
+TEST_F_TIMEOUT(trace, idle_server_bandwidth, 60)
+{
+	const int cpu = HCBS_LOAD_CPU, jobs = 500;
+	long long rb0, tb0, rb, tb, fq, fp, fair, g1, g2;
+	char g[PATHLEN], path[PATH_MAX], line[1024];
+	unsigned long inactive = 0;
+	int err;
+	FILE *f;
+
+	if (!self->tracefs)
+		SKIP(return, "no tracefs");
+	hcbs_fair_server(cpu, &fq, &fp);
+	fair = dl_ratio(fq, fp);
+	g1 = dl_ratio(20 * HCBS_NSEC_PER_MSEC, 100 * HCBS_NSEC_PER_MSEC);
+	g2 = dl_ratio(10 * HCBS_NSEC_PER_MSEC, 100 * HCBS_NSEC_PER_MSEC);
+	dl_rq_bws(_metadata, cpu, &rb0, &tb0);
+	EXPECT_RUNNING_BW(rb0, 0LL, fair, "before the group");
+	hcbs_group(_metadata, &self->env, "idle", 20000, 100000, g, sizeof(g));
+	dl_rq_bws(_metadata, cpu, &rb, &tb);
+	EXPECT_EQ(tb0 + g1, tb) TH_LOG("this_bw %lld with the group at 20/100 ms, %lld before", tb, tb0);
+
+	snprintf(path, sizeof(path), "%s/trace", self->tracefs);
+	err = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ASSERT_LE(0, err) TH_LOG("open %s: %s", path, strerror(errno));
+	close(err);
+	snprintf(path, sizeof(path), "%s/events/timer/hrtimer_start/enable", self->tracefs);
+	err = hcbs_write_str(path, "1");
+	ASSERT_EQ(0, err) TH_LOG("enable timer:hrtimer_start: %s", strerror(-err));
+	periodic_run(_metadata, g, cpu, jobs, 100, 1000);
+	hcbs_write_str(path, "0");
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace", self->tracefs, cpu);
+	f = fopen(path, "re");
+	ASSERT_NE(NULL, f) TH_LOG("open %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		inactive += strstr(line, "hrtimer_start:") &&
+			    strstr(line, " function=inactive_task_timer ");
+	fclose(f);
+	hcbs_note("%d jobs of 100 us every 1 ms in a group at 20/100 ms on CPU %d: %lu inactive timers started (at most %d)",
+		  jobs, cpu, inactive, jobs / 10);
+	EXPECT_LE(inactive, (unsigned long)jobs / 10)
+		TH_LOG("the server went inactive at %lu of %d jobs", inactive, jobs);
+
+	hcbs_sleep_ms(300);
+	dl_rq_bws(_metadata, cpu, &rb, &tb);
+	hcbs_note("CPU %d: running_bw %lld, this_bw %lld (before the group %lld, %lld; group %lld, fair server %lld)",
+		  cpu, rb, tb, rb0, tb0, g1, fair);
+	EXPECT_RUNNING_BW(rb, g1, fair, "300 ms after the group's last job");
+	EXPECT_EQ(tb0 + g1, tb);
+
+	ASSERT_EQ(0, hcbs_set_rt_max(g, 10000, 100000));
+	dl_rq_bws(_metadata, cpu, &rb, &tb);
+	EXPECT_RUNNING_BW(rb, 0LL, fair, "a new cpu.rt.max while the group sleeps");
+	EXPECT_EQ(tb0 + g2, tb) TH_LOG("this_bw %lld at 10/100 ms", tb);
+	periodic_run(_metadata, g, cpu, 20, 100, 1000);
+	dl_rq_bws(_metadata, cpu, &rb, &tb);
+	EXPECT_RUNNING_BW(rb, g2, fair, "after jobs at 10/100 ms");
+
+	ASSERT_EQ(0, hcbs_set_rt_max(g, 0, 100000));
+	dl_rq_bws(_metadata, cpu, &rb, &tb);
+	EXPECT_RUNNING_BW(rb, 0LL, fair, "without a reservation");
+	EXPECT_EQ(tb0, tb) TH_LOG("this_bw %lld without a reservation, %lld before the group", tb, tb0);
 	ASSERT_EQ(0, hcbs_cg_destroy(g));
 }
 
