@@ -110,6 +110,11 @@ printf '%s\n' '[    0.412345] smp: Bringing up secondary CPUs ...' \
 	'[    0.600000] Kernel panic - not syncing: Fatal exception' >flake.log
 scan flake.log
 grep -q '^vm-run: the TCG int3 boot flake' flake.log.out || { sed 's/^/# | /' flake.log.out; fail "an int3 at boot before the command is not the boot flake"; }
+printf '%s\n' '[    2.165295] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI' '[    2.165980] RIP: 0010:sched_clock_cpu+0x9/0x190' \
+	'[    2.168311] Oops: int3: 0000 [#2] PREEMPT SMP NOPTI' \
+	'[    2.168652] Kernel panic - not syncing: Fatal exception in interrupt' >flake2.log
+scan flake2.log
+grep -q '^vm-run: the TCG int3 boot flake' flake2.log.out || { sed 's/^/# | /' flake2.log.out; fail "the int3 on both vCPUs at boot is not the boot flake"; }
 { echo "$boot"; echo '[    6.000000] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI'; } >late_int3.log
 scan late_int3.log
 [ $? = 125 ] && ! grep -q 'boot flake' late_int3.log.out || fail "an int3 after the command started would be retried"
@@ -121,7 +126,7 @@ printf '%s\n' '[    0.512345] BUG: unable to handle page fault for address: ffff
 	'[    0.512346] Oops: Oops: 0002 [#1] PREEMPT SMP NOPTI' >oops_boot.log
 scan oops_boot.log
 [ $? = 125 ] && ! grep -q 'boot flake' oops_boot.log.out || fail "another oops at boot would be retried"
-diag "only an int3 oops before the command started is retried; a late int3, an int3 after a WARNING, other oopses fail"
+diag "only an int3 oops (on one vCPU or both) before the command started is retried; a late int3, an int3 after a WARNING, other oopses fail"
 
 # ---- QEMU dying on its own assertion at boot: retried only before the command
 abort_line="qemu-system-x86_64: ../../hw/pci/msix.c:218: msix_table_mmio_write: Assertion \`addr + size <= dev->msix_entries_nr * PCI_MSIX_ENTRY_SIZE' failed."
