@@ -63,6 +63,22 @@ static inline void hcbs_group(struct __test_metadata *_metadata,
 				 q_us, p_us, strerror(-err));
 }
 
+/* A hog as @spec says, in the test's environment; fails the test if not. */
+static inline struct hcbs_hog *hcbs_spec_hog(struct __test_metadata *_metadata,
+					     struct hcbs_env *env,
+					     const struct hcbs_hog_spec *spec)
+{
+	const char *step = "";
+	struct hcbs_hog *h;
+	int err;
+
+	h = hcbs_env_hog(env, spec, &err, &step);
+	ASSERT_NE(NULL, h) TH_LOG("hog in %s on CPU %d (policy %d prio %d): %s: %s",
+				  spec->cgroup ? spec->cgroup : "(root)", spec->cpu,
+				  spec->policy, spec->prio, step, strerror(-err));
+	return h;
+}
+
 static inline struct hcbs_hog *hcbs_hog(struct __test_metadata *_metadata,
 					struct hcbs_env *env, const char *cg,
 					int cpu, int policy, int prio)
@@ -70,15 +86,8 @@ static inline struct hcbs_hog *hcbs_hog(struct __test_metadata *_metadata,
 	struct hcbs_hog_spec spec = {
 		.cgroup = cg, .cpu = cpu, .policy = policy, .prio = prio,
 	};
-	const char *step = "";
-	struct hcbs_hog *h;
-	int err;
 
-	h = hcbs_env_hog(env, &spec, &err, &step);
-	ASSERT_NE(NULL, h) TH_LOG("hog in %s on CPU %d (policy %d prio %d): %s: %s",
-				  cg ? cg : "(root)", cpu, policy, prio, step,
-				  strerror(-err));
-	return h;
+	return hcbs_spec_hog(_metadata, env, &spec);
 }
 
 /*

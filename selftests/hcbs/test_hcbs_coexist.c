@@ -195,7 +195,7 @@ TEST_F_TIMEOUT(coexist, dl_bw_across_rebuild, 90)
 	static const char *sysctl = "/proc/sys/kernel/sched_rt_runtime_us";
 	/* 40/100 ms: killed while it runs, its 0-lag time is ahead. */
 	const uint64_t q = 40 * HCBS_NSEC_PER_MSEC, p = 100 * HCBS_NSEC_PER_MSEC;
-	const long long task_bw = (long long)((q << HCBS_BW_SHIFT) / p);
+	const long long task_bw = hcbs_bw(q, p);
 	const int rounds = 12;
 	int round, cpu, held = 0, bad = 0;
 	long long v, b0, b1, bw[HCBS_MAX_CPUS];

@@ -157,12 +157,6 @@ static void expect_groups_bw(struct __test_metadata *_metadata,
 	}
 }
 
-/* runtime/period as the kernel's fixed point, to_ratio() */
-static long long bw_of(long long q, long long p)
-{
-	return (long long)(((unsigned long long)q << HCBS_BW_SHIFT) / (unsigned long long)p);
-}
-
 /*
  * A group being removed keeps its CPUs until its reservation is gone.  On
  * rmdir() the cgroup core takes the group's cpuset and cpu states offline
@@ -208,7 +202,7 @@ TEST_F_TIMEOUT(cpuset, removed_keeps_cpus, 180)
 					       round, qb[i % 2], p, errname(err));
 			}
 			ASSERT_LE(2, hcbs_dl_bw(total, groups, HCBS_MAX_CPUS));
-			if (groups[1] - base1 > bw_of(qb[1], p) + TOL_BW)
+			if (groups[1] - base1 > hcbs_bw(qb[1], p) + TOL_BW)
 				over++;
 		} while (groups[0] - base0 > TOL_BW && hcbs_now_ns() < end);
 		if (groups[0] - base0 > TOL_BW)

@@ -1345,10 +1345,8 @@ static void budget_overrun_run(struct __test_metadata *_metadata,
 			.cgroup = g, .cpu = HCBS_LOAD_CPU, .policy = SCHED_FIFO,
 			.prio = HCBS_PRIO_GROUP, .quiet = true,
 		};
-		const char *step = "";
 
-		h = hcbs_env_hog(&self->env, &spec, &err, &step);
-		ASSERT_NE(NULL, h) TH_LOG("hog in %s: %s: %s", g, step, strerror(-err));
+		h = hcbs_spec_hog(_metadata, &self->env, &spec);
 		pids[0] = h->pid;
 		np = 1;
 	}
@@ -1395,12 +1393,6 @@ static void budget_overrun_run(struct __test_metadata *_metadata,
 		  r->p50 / 1e3, r->p99 / 1e3, r->max / 1e3, q * 0.02);
 	trace_event_write(self->tracefs, "sched_hcbs_server_throttle", "filter", "0", &err);
 	ASSERT_EQ(0, hcbs_cg_destroy(g));
-}
-
-/* to_ratio() of the deadline class: @q / @p in units of HCBS_BW_UNIT. */
-static long long dl_ratio(long long q_ns, long long p_ns)
-{
-	return (long long)(((unsigned long long)q_ns << HCBS_BW_SHIFT) / p_ns);
 }
 
 /*
@@ -1498,9 +1490,9 @@ TEST_F_TIMEOUT(trace, idle_server_bandwidth, 60)
 	if (!self->tracefs)
 		SKIP(return, "no tracefs");
 	hcbs_fair_server(cpu, &fq, &fp);
-	fair = dl_ratio(fq, fp);
-	g1 = dl_ratio(20 * HCBS_NSEC_PER_MSEC, 100 * HCBS_NSEC_PER_MSEC);
-	g2 = dl_ratio(10 * HCBS_NSEC_PER_MSEC, 100 * HCBS_NSEC_PER_MSEC);
+	fair = hcbs_bw(fq, fp);
+	g1 = hcbs_bw(20 * HCBS_NSEC_PER_MSEC, 100 * HCBS_NSEC_PER_MSEC);
+	g2 = hcbs_bw(10 * HCBS_NSEC_PER_MSEC, 100 * HCBS_NSEC_PER_MSEC);
 	dl_rq_bws(_metadata, cpu, &rb0, &tb0);
 	EXPECT_RUNNING_BW(rb0, 0LL, fair, "before the group");
 	hcbs_group(_metadata, &self->env, "idle", 20000, 100000, g, sizeof(g));
