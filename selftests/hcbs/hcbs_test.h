@@ -25,13 +25,13 @@
 
 #define HCBS_NSEC_PER_SEC	1000000000ULL
 #define HCBS_NSEC_PER_MSEC	1000000ULL
+#define HCBS_NSEC_PER_USEC	1000ULL
 
 /* @q / @p as the deadline class's fixed point (to_ratio()), floored. */
 static inline long long hcbs_bw(long long q, long long p)
 {
 	return (long long)(((unsigned long long)q << HCBS_BW_SHIFT) / (unsigned long long)p);
 }
-#define HCBS_NSEC_PER_USEC	1000ULL
 
 /* A "# " diagnostic line on stdout, flushed at once (tests _exit()). */
 void hcbs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
