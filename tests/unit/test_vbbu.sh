@@ -82,6 +82,50 @@ PY
 	run 0 "$VBBU" --tti 1ms --scale 5 --duration 50ms --json "$T/s.json"
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["tti_ns"] == 5000000 and d["subframes"] == 10 and d["cost_ns"]["ru"] == 450000, d' "$T/s.json"
 	ok $? "--scale 5: TTI and costs times 5"
+	# stop (SIGINT/SIGTERM): a summary of the subframes due by then
+	stop_after() {	# stop_after SECONDS SIGNAL CMD...: the run, stopped
+		local s=$1 sig=$2
+		shift 2
+		"$@" >"$T/out" 2>"$T/err" &
+		local pid=$!
+		sleep "$s"
+		kill -"$sig" "$pid"
+		wait "$pid"
+		rc=$?
+	}
+	stop_after 0.5 INT "$VBBU" --tti 5ms --duration 60s --json "$T/i.json" --log "$T/i.log"
+	[ "$rc" = 0 ] && grep -qE '^vbbu: vbbu: stopped after 0\.[0-9]+ s: [0-9]+ subframes due, 0 of them not ended$' "$T/out"
+	ok $? "SIGINT ends the run early with exit 0 and says so"
+	python3 - "$T/i.json" "$T/i.log" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [l.split() for l in open(sys.argv[2]) if not l.startswith("#")]
+assert 10 <= d["subframes"] < 12000 and d["not_ended"] == 0, d
+assert 0 < d["stopped_after_ns"] < 60e9 and d["job_cpu_ns"]["ru"]["mean"] >= 90000, d
+assert len(rows) == d["subframes"] and d["rt_work_ns"] == d["subframes"] * 200000, (len(rows), d)
+PY
+	ok $? "stopped: the due subframes in the JSON and the log, their work"
+	# 1.6 CPU of work on one CPU falls behind: what is due and not ended is missed
+	stop_after 0.6 TERM taskset -c 0 "$VBBU" --tti 5ms --cost ru=3ms,fep=1500us,feptx=1500us,lte=2ms \
+		--duration 60s --json "$T/b.json" --log "$T/b.log"
+	python3 - "$T/b.json" "$T/b.log" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [l.split() for l in open(sys.argv[2]) if not l.startswith("#")]
+assert d["subframes"] > 0 and d["not_ended"] > 0 and d["missed"] == d["subframes"], d
+assert d["first_missed"] == 0 and d["response_max"] > 1, d
+ended = d["subframes"] - d["not_ended"]
+assert d["rt_work_ns"] == ended * 8000000, d
+late = rows[ended:]
+assert len(rows) == d["subframes"] and late and all(r[5] == late[0][5] and r[7] == "1" for r in late), late[:3]
+PY
+	py=$?
+	[ "$rc" = 0 ] && [ "$py" = 0 ]
+	ok $? "SIGTERM on a run behind: the due subframes not ended count as missed, ended at the stop"
+	stop_after 0.2 INT "$VBBU" --tti 1s --duration 60s --json "$T/z.json"
+	[ "$rc" = 0 ] && grep -q 'stopped after .* 0 subframes due' "$T/out" &&
+		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["subframes"] == 0 and d["missed"] == 0 and d["job_cpu_ns"] is None and d["response_max"] == 0, d' "$T/z.json"
+	ok $? "stopped before the first deadline: nothing due, exit 0"
 	run 1 "$VBBU" --tti 5ms --duration 10ms --log /nonexistent/dir/v.log
 	one_line 1 "/nonexistent/dir/v.log: No such file or directory"
 	ok $? "an unwritable log: one line, exit 1"

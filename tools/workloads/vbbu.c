@@ -28,7 +28,14 @@
  * the "late" of the OAI studies).  A late ru-thread does not skip
  * subframes: the pipeline catches up, and every late subframe counts.
  *
- * Exit: 0 done, 1 error, 2 usage, 4 could not become SCHED_FIFO.
+ * SIGINT or SIGTERM ends the run early with the summary of what was due:
+ * every subframe released before the stop whose deadline had passed by
+ * then counts, one lte-softmodem had not ended as missed (its response is
+ * taken as the time to the stop, a lower bound); those still within their
+ * deadline are left out.  A run whose server starves it can so be ended
+ * at a time limit and still say how far behind it was.
+ *
+ * Exit: 0 done (or stopped), 1 error, 2 usage, 4 could not become SCHED_FIFO.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -98,6 +105,12 @@ static struct {
 	int ev_fep, ev_feptx, ev_done, ev_lte;
 	int bh[2], gtp[2];
 	atomic_bool stop;
+	/* SIGINT/SIGTERM: the RT threads end at their next check */
+	atomic_bool halt;
+	uint64_t halt_ns;
+	/* the RT threads still running; the last one to end wakes main */
+	atomic_int running;
+	pthread_t main;
 	atomic_uint_fast64_t packets;
 	/* each thread's own CPU time when it ended: what its work really cost */
 	uint64_t cpu[NCOST];
@@ -175,6 +188,11 @@ static void fifo(int prio, const char *who)
 
 /* ------------------------------------------------------------ the threads */
 
+static bool halted(void)
+{
+	return atomic_load(&v.halt);
+}
+
 /*
  * At the end of thread @which: its CPU time, its context switches, and
  * its migrations where the kernel shows them (SCHED_DEBUG's
@@ -193,15 +211,18 @@ static void thread_end(int which)
 	}
 	v.migrations[which] = UINT64_MAX;
 	f = fopen("/proc/thread-self/sched", "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long n;
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long long n;
 
-		if (sscanf(line, "se.nr_migrations : %llu", &n) == 1)
-			v.migrations[which] = n;
+			if (sscanf(line, "se.nr_migrations : %llu", &n) == 1)
+				v.migrations[which] = n;
+		}
+		fclose(f);
 	}
-	fclose(f);
+	/* the last RT thread to end tells main, which waits for it or a stop */
+	if (which <= LTE && atomic_fetch_sub(&v.running, 1) == 1)
+		pthread_kill(v.main, SIGUSR1);
 }
 
 /*
@@ -213,6 +234,8 @@ static void job_cpu(uint64_t *c0, int which, uint64_t k, uint64_t n)
 {
 	uint64_t c = hcbs_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 
+	if (!n)		/* woken by a stop, no job done */
+		return;
 	for (uint64_t i = 0; i < n; i++)
 		v.t[k + i].cpu[which] = (c - *c0) / n;
 	*c0 = c;
@@ -228,19 +251,24 @@ static void *ru_thread(void *arg)
 	v.t0 = now() + v.tti;
 	uint64_t c0 = hcbs_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 
-	for (uint64_t k = 0; k < v.n; k++) {
+	for (uint64_t k = 0; k < v.n && !halted(); k++) {
 		struct tti *t = &v.t[k];
 		uint64_t done = 0;
 
 		t->release = v.t0 + k * v.tti;
 		hcbs_sleep_until(t->release);
+		if (halted())
+			break;
 		t->ru_start = now();
 		hcbs_burn(v.cost[RU] / 2);
 		ev_post(v.ev_fep);
 		ev_post(v.ev_feptx);
 		hcbs_burn(v.cost[RU] - v.cost[RU] / 2);
+		/* a stop posts two here too */
 		while (done < 2)
 			done += ev_wait(v.ev_done);
+		if (halted())
+			break;
 		t->ru_end = now();
 		ev_post(v.ev_lte);
 		job_cpu(&c0, RU, k, 1);
@@ -262,10 +290,10 @@ static void *fep_thread(void *arg)
 	pthread_barrier_wait(&v.ready);
 	uint64_t c0 = hcbs_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 
-	for (uint64_t k = 0; k < v.n; ) {
+	for (uint64_t k = 0; k < v.n && !halted(); ) {
 		uint64_t n = ev_wait(h->ev), k0 = k;
 
-		for (; n && k < v.n; n--, k++) {
+		for (; n && k < v.n && !halted(); n--, k++) {
 			hcbs_burn(v.cost[h->which]);
 			ev_post(v.ev_done);
 		}
@@ -283,10 +311,10 @@ static void *lte_thread(void *arg)
 	pthread_barrier_wait(&v.ready);
 	uint64_t c0 = hcbs_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 
-	for (uint64_t k = 0; k < v.n; ) {
+	for (uint64_t k = 0; k < v.n && !halted(); ) {
 		uint64_t n = ev_wait(v.ev_lte), k0 = k;
 
-		for (; n && k < v.n; n--, k++) {
+		for (; n && k < v.n && !halted(); n--, k++) {
 			v.t[k].lte_start = now();
 			hcbs_burn(v.cost[LTE]);
 			v.t[k].lte_end = now();
@@ -344,13 +372,69 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * The subframes a summary counts: all of them, or after a stop those whose
+ * deadline had passed by then or that had ended anyway (a prefix: the
+ * pipeline ends subframes in order).  Those released but not reached by
+ * ru-thread get their release time; those not ended, the stop as their end.
+ * *@ended: how many of them lte-softmodem ended.
+ */
+static uint64_t counted(uint64_t *ended)
+{
+	uint64_t m = 0;
+
+	*ended = 0;
+	for (; m < v.n; m++) {
+		struct tti *t = &v.t[m];
+		uint64_t release = v.t0 + m * v.tti;
+
+		if (t->lte_end) {
+			++*ended;
+			continue;
+		}
+		if (!halted())	/* cannot be: a run not stopped ends every subframe */
+			die("subframe %" PRIu64 " never ended", m);
+		if (!v.t0 || release + v.deadline > v.halt_ns)
+			break;
+		t->release = release;
+		t->lte_end = v.halt_ns;
+	}
+	return m;
+}
+
+/* Each RT thread's CPU time per job over the first @n subframes. */
+static void job_cpu_json(struct hcbs_json *j, uint64_t *buf, uint64_t n)
+{
+	hcbs_json_object_begin(j);
+	for (int i = RU; i <= LTE; i++) {
+		uint64_t sum = 0;
+
+		for (uint64_t k = 0; k < n; k++) {
+			buf[k] = v.t[k].cpu[i];
+			sum += buf[k];
+		}
+		qsort(buf, n, sizeof(*buf), cmp_u64);
+		hcbs_json_key(j, cost_key[i]);
+		hcbs_json_object_begin(j);
+		hcbs_json_key(j, "mean"); hcbs_json_uint(j, sum / n);
+		hcbs_json_key(j, "p50"); hcbs_json_uint(j, buf[n / 2]);
+		hcbs_json_key(j, "p90"); hcbs_json_uint(j, buf[n * 90 / 100]);
+		hcbs_json_key(j, "p95"); hcbs_json_uint(j, buf[n * 95 / 100]);
+		hcbs_json_key(j, "p99"); hcbs_json_uint(j, buf[n * 99 / 100]);
+		hcbs_json_key(j, "max"); hcbs_json_uint(j, buf[n - 1]);
+		hcbs_json_object_end(j);
+	}
+	hcbs_json_object_end(j);
+}
+
 static int report(void)
 {
-	uint64_t *resp = malloc(v.n * sizeof(*resp)), missed = 0, first = UINT64_MAX;
+	uint64_t *resp = malloc(v.n * sizeof(*resp)), missed = 0, first = UINT64_MAX, ended;
 	FILE *log = NULL;
 
 	if (!resp)
 		die("out of memory");
+	v.n = counted(&ended);
 	if (v.log && !(log = fopen(v.log, "w")))
 		die("%s: %s", v.log, strerror(errno));
 	if (log)
@@ -360,7 +444,7 @@ static int report(void)
 		const struct tti *t = &v.t[k];
 
 		resp[k] = t->lte_end - t->release;
-		if (resp[k] > v.deadline) {
+		if (resp[k] > v.deadline || k >= ended) {
 			missed++;
 			if (first == UINT64_MAX)
 				first = k;
@@ -375,16 +459,26 @@ static int report(void)
 		die("%s: %s", v.log, strerror(errno));
 	qsort(resp, v.n, sizeof(*resp), cmp_u64);
 
-	double tti = (double)v.tti, p50 = resp[v.n / 2] / tti, p99 = resp[v.n * 99 / 100] / tti,
-	       max = resp[v.n - 1] / tti;
+	/* with no subframe due (a stop before the first deadline), all 0 */
+	double tti = (double)v.tti, p50 = 0, p99 = 0, max = 0;
+
+	if (v.n) {
+		p50 = resp[v.n / 2] / tti;
+		p99 = resp[v.n * 99 / 100] / tti;
+		max = resp[v.n - 1] / tti;
+	}
 	/* the RT threads' own CPU time against their nominal work */
 	uint64_t rt_cpu = v.cpu[RU] + v.cpu[FEP] + v.cpu[FEPTX] + v.cpu[LTE],
-		 rt_work = v.n * (v.cost[RU] + v.cost[FEP] + v.cost[FEPTX] + v.cost[LTE]);
+		 rt_work = ended * (v.cost[RU] + v.cost[FEP] + v.cost[FEPTX] + v.cost[LTE]);
 
+	if (halted())
+		printf(PROG ": %s: stopped after %.3f s: %" PRIu64 " subframes due, %" PRIu64
+		       " of them not ended\n", v.name, v.t0 && v.halt_ns > v.t0 ? (v.halt_ns - v.t0) / 1e9 : 0.0,
+		       v.n, v.n - ended);
 	printf(PROG ": %s: %" PRIu64 " subframes of %.3f ms, %" PRIu64 " missed (%.3f%%), response p50 %.3f"
 	       " p99 %.3f max %.3f of a TTI; %" PRIu64 " backhaul packets; RT threads' CPU time %.3f s"
 	       " for %.3f s of work (x%.2f)\n", v.name, v.n, tti / 1e6,
-	       missed, 100.0 * missed / v.n, p50, p99, max, (uint64_t)atomic_load(&v.packets),
+	       missed, v.n ? 100.0 * missed / v.n : 0.0, p50, p99, max, (uint64_t)atomic_load(&v.packets),
 	       rt_cpu / 1e9, rt_work / 1e9, rt_work ? (double)rt_cpu / rt_work : 0.0);
 
 	if (v.json) {
@@ -410,6 +504,13 @@ static int report(void)
 		hcbs_json_object_end(j);
 		hcbs_json_key(j, "subframes"); hcbs_json_uint(j, v.n);
 		hcbs_json_key(j, "missed"); hcbs_json_uint(j, missed);
+		/* a stop: when (from the first release) and the due subframes not ended */
+		hcbs_json_key(j, "stopped_after_ns");
+		if (halted())
+			hcbs_json_uint(j, v.t0 && v.halt_ns > v.t0 ? v.halt_ns - v.t0 : 0);
+		else
+			hcbs_json_null(j);
+		hcbs_json_key(j, "not_ended"); hcbs_json_uint(j, v.n - ended);
 		hcbs_json_key(j, "first_missed");
 		if (first == UINT64_MAX)
 			hcbs_json_null(j);
@@ -426,28 +527,16 @@ static int report(void)
 			hcbs_json_uint(j, v.cpu[i]);
 		}
 		hcbs_json_object_end(j);
-		/* per job, what an analysis' WCET would be measured from */
+		/*
+		 * per job, what an analysis' WCET would be measured from: the
+		 * subframes lte-softmodem ended (after a stop, the rest have
+		 * partial jobs); null when none did
+		 */
 		hcbs_json_key(j, "job_cpu_ns");
-		hcbs_json_object_begin(j);
-		for (int i = RU; i <= LTE; i++) {
-			uint64_t sum = 0;
-
-			for (uint64_t k = 0; k < v.n; k++) {
-				resp[k] = v.t[k].cpu[i];
-				sum += resp[k];
-			}
-			qsort(resp, v.n, sizeof(*resp), cmp_u64);
-			hcbs_json_key(j, cost_key[i]);
-			hcbs_json_object_begin(j);
-			hcbs_json_key(j, "mean"); hcbs_json_uint(j, sum / v.n);
-			hcbs_json_key(j, "p50"); hcbs_json_uint(j, resp[v.n / 2]);
-			hcbs_json_key(j, "p90"); hcbs_json_uint(j, resp[v.n * 90 / 100]);
-			hcbs_json_key(j, "p95"); hcbs_json_uint(j, resp[v.n * 95 / 100]);
-			hcbs_json_key(j, "p99"); hcbs_json_uint(j, resp[v.n * 99 / 100]);
-			hcbs_json_key(j, "max"); hcbs_json_uint(j, resp[v.n - 1]);
-			hcbs_json_object_end(j);
-		}
-		hcbs_json_object_end(j);
+		if (ended)
+			job_cpu_json(j, resp, ended);
+		else
+			hcbs_json_null(j);
 		hcbs_json_key(j, "rt_cpu_ns"); hcbs_json_uint(j, rt_cpu);
 		hcbs_json_key(j, "switches");
 		hcbs_json_object_begin(j);
@@ -555,6 +644,28 @@ static int flood_or_sink(bool flood, const char *ifname, uint64_t duration, unsi
 	return 0;
 }
 
+/*
+ * Until the RT threads end (the last sends SIGUSR1) or SIGINT/SIGTERM stops
+ * them: then every RT thread is woken wherever it waits, and ends at its
+ * next check of v.halt.
+ */
+static void wait_rt(const sigset_t *sigs)
+{
+	int sig, err = sigwait(sigs, &sig);
+
+	if (err)
+		die("sigwait: %s", strerror(err));
+	if (sig == SIGUSR1)
+		return;
+	v.halt_ns = now();
+	atomic_store(&v.halt, true);
+	ev_post(v.ev_fep);
+	ev_post(v.ev_feptx);
+	ev_post(v.ev_done);
+	ev_post(v.ev_done);
+	ev_post(v.ev_lte);
+}
+
 /* --------------------------------------------------------- the command line */
 
 static void usage(FILE *f)
@@ -570,6 +681,8 @@ static void usage(FILE *f)
 "wakes lte-softmodem (all SCHED_FIFO P-1); TASK_UDP and TASK_GTPV1_U\n"
 "(SCHED_OTHER) handle backhaul packets.  Work is each thread's own CPU time.\n"
 "A subframe is missed when lte-softmodem ends it after release + deadline.\n"
+"SIGINT or SIGTERM ends the run early: the summary then counts the subframes\n"
+"whose deadline had passed by the stop, those not ended as missed.\n"
 "\n"
 "  -n, --name NAME      a label for the output (default vbbu)\n"
 "  -t, --tti DUR        subframe length before scaling (default 1ms)\n"
@@ -587,7 +700,9 @@ static void usage(FILE *f)
 "  -r, --rate N         backhaul packets per second before scaling (default\n"
 "                       830: a 10 Mbit/s flow of 1500-byte packets)\n"
 "  -l, --log FILE       per subframe: tti release_ns ru_start_ns ru_end_ns\n"
-"                       lte_start_ns lte_end_ns response_ns missed\n"
+"                       lte_start_ns lte_end_ns response_ns missed, then each\n"
+"                       RT thread's CPU time for it (after a stop, a subframe\n"
+"                       not ended has the stop as its lte_end_ns)\n"
 "  -j, --json FILE      the summary as JSON (schema vbbu/1)\n"
 "  -S, --size B         flood: frame size in bytes, 60..1514 (default 100, the\n"
 "                       study's background traffic)\n"
@@ -671,6 +786,7 @@ int main(int argc, char **argv)
 	struct helper fep = { FEP, -1 }, feptx = { FEPTX, -1 };
 	int udp = UDP, gtp = GTP, opt, nth = 0;
 	uint64_t work = 0, chain;
+	sigset_t sigs;
 
 	v.tti = 1000000;
 	v.duration = 10000000000ull;
@@ -746,6 +862,14 @@ int main(int argc, char **argv)
 
 	if (pthread_barrier_init(&v.ready, NULL, 4))
 		die("pthread_barrier_init: %s", strerror(errno));
+	/* every thread inherits the mask: main alone takes these, in wait_rt() */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	v.main = pthread_self();
+	atomic_store(&v.running, 4);
 	if (pthread_create(&th[nth++], NULL, fep_thread, &fep) ||
 	    pthread_create(&th[nth++], NULL, fep_thread, &feptx) ||
 	    pthread_create(&th[nth++], NULL, lte_thread, NULL) ||
@@ -754,6 +878,7 @@ int main(int argc, char **argv)
 	    pthread_create(&th[nth++], NULL, non_rt_thread, &gtp) ||
 	    pthread_create(&th[nth++], NULL, backhaul_thread, NULL))
 		die("pthread_create: %s", strerror(errno));
+	wait_rt(&sigs);
 	for (int i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
 	atomic_store(&v.stop, true);
