@@ -148,6 +148,9 @@ for k, modes in (("hcbs", ("affinity", "hcbs")), ("stock", ("affinity",))):
                   "subframes": 2000, "missed": missed, "first_missed": None,
                   "response_p50": 0.3, "response_p99": 0.5, "response_max": 1.25 if missed else 0.61,
                   "rt_cpu_ns": 8400000000, "rt_work_ns": 4000000000,
+                  # migrations per subframe 1.5 / 0.25 / 0.5 / 0.75 (stock's run: no SCHED_DEBUG)
+                  "switches": {t: {"voluntary": 1, "involuntary": 1, "migrations": None if k == "stock" else n}
+                               for t, n in (("ru", 3000), ("fep", 500), ("feptx", 1000), ("lte", 1500))},
                   # the reserved runaway, too far behind, stopped at the limit
                   "stopped_after_ns": 80 * 10**9 if (k, m, sc, c) == ("hcbs", "hcbs", "overload", "vbbu2") else None,
                   "not_ended": 3 if (k, m, sc, c) == ("hcbs", "hcbs", "overload", "vbbu2") else 0}))
@@ -169,6 +172,8 @@ expect_in "$md" 'hcbs hcbs: vbbu1 missed 0 of 2000 beside the runaway vbbu2 \(0 
 expect_in "$md" 'the p90 of each thread.s CPU time per job in the affinity-idle run, .*vbbu1 needs 1567 us; vbbu2 needs more than the period every 2500 us on each CPU; both do not fit in the 0.9 of each CPU still free to reserve, so they were admitted in order, vbbu1 first: vbbu1 1567 us, vbbu2 683 us \(\*\*vbbu2 under-reserved\*\*: its misses' "the sizing, measured, admitted in order"
 expect_in "$md" '^\| overload \| x2.10 \| x2.10 \| x2.10 \| x2.10 \| x2.10 \| x2.10 \| LOC 400, IWI 2000 \| LOC 400, IWI 2000 \| LOC 400, IWI 2000 \|$' "the threads' CPU time over work, interrupts per second"
 expect_in "$md" 'Under TCG\*\* a job.s CPU time is about twice its work' "the cost note"
+expect_in "$md" '^\| idle \| - \| - \| 1.50 / 0.25 / 0.50 / 0.75 \| 1.50 / 0.25 / 0.50 / 0.75 \| 1.50 / 0.25 / 0.50 / 0.75 \| 1.50 / 0.25 / 0.50 / 0.75 \| 20.00 \| 20.00 \| 20.00 \|$' \
+	"migrations per subframe per RT thread (none without SCHED_DEBUG), irq_work per subframe"
 expect_in "$md" '^\| idle \| ru-thread \| 75.0 \| 25.0 \| 0.0 \| 0.0 \| 0.0 \| 0.0 \| 0.0 \| 0.0 \| 4 \| 2 us \| 2 us \|$' "ru-thread's buckets: the straddling slot counts below 2 us"
 expect_in "$md" '^\| idle \| TASK_UDP \| 0.0 \| 0.0 \| 0.0 \| 0.0 \| 0.0 \| 0.0 \| 100.0 \| 0.0 \| 2 \| 311 us \| 311 us \|$' "TASK_UDP in 256-1023 us"
 grep -qF '| sh |' "$md" && fail "a thread not of the vBBU reported"
