@@ -1149,18 +1149,101 @@ FIXTURE_TEARDOWN_PARENT(trace)
 	HCBS_ENV_TEARDOWN(&self->env);
 }
 
+/*
+ * Clear the trace buffer and record the server events of cgroup @id only.
+ * Returns 0 or -errno.
+ */
+static int trace_arm(struct __test_metadata *_metadata, const char *tracefs,
+		     uint64_t id)
+{
+	char path[PATH_MAX], filter[64];
+	unsigned int i;
+	int fd, err;
+
+	snprintf(filter, sizeof(filter), "cgroup_id == %llu", (unsigned long long)id);
+	snprintf(path, sizeof(path), "%s/trace", tracefs);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);	/* clears the buffer */
+	if (fd < 0) {
+		TH_LOG("open %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	close(fd);
+	for (i = 0; i < NR_TRACE_EVENTS; i++) {
+		trace_event_write(tracefs, trace_events[i], "filter", filter, &err);
+		if (!err)
+			trace_event_write(tracefs, trace_events[i], "enable", "1", &err);
+		if (err) {
+			TH_LOG("%s: filter '%s' or enable: %s", trace_events[i], filter,
+			       strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void trace_disarm(const char *tracefs)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < NR_TRACE_EVENTS; i++)
+		trace_event_write(tracefs, trace_events[i], "enable", "0", &err);
+}
+
+/*
+ * Count each server event in the trace buffer into @counts.  With @marker,
+ * also say which server event came last before the first trace_marker line
+ * that holds it (@before, NR_TRACE_EVENTS if none) and which came last of
+ * all (@last, likewise).  Returns 0 or -errno.
+ */
+static int trace_count(const char *tracefs, unsigned long *counts,
+		       const char *marker, unsigned int *before_last)
+{
+	unsigned int i, last = NR_TRACE_EVENTS, before = NR_TRACE_EVENTS;
+	char path[PATH_MAX], line[1024];
+	bool marked = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trace", tracefs);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	memset(counts, 0, NR_TRACE_EVENTS * sizeof(*counts));
+	while (fgets(line, sizeof(line), f)) {
+		if (marker && !marked && strstr(line, marker)) {
+			marked = true;
+			before = last;
+			continue;
+		}
+		for (i = 0; i < NR_TRACE_EVENTS; i++) {
+			char tag[64];
+
+			snprintf(tag, sizeof(tag), "%s:", trace_events[i]);
+			if (strstr(line, tag)) {
+				counts[i]++;
+				last = i;
+			}
+		}
+	}
+	fclose(f);
+	if (before_last) {
+		before_last[0] = before;
+		before_last[1] = last;
+	}
+	return 0;
+}
+
 TEST_F_TIMEOUT(trace, server_events, 60)
 {
 	static const char *const fields[] = {
 		" cgroup_id;", " cpu;", " runtime;", " deadline;",
 		" dl_runtime;", " dl_period;",
 	};
-	char g[PATHLEN], path[PATH_MAX], filter[64], fmt[4096];
-	unsigned long counts[NR_TRACE_EVENTS] = { 0 };
-	char line[1024];
+	char g[PATHLEN], path[PATH_MAX], fmt[4096];
+	unsigned long counts[NR_TRACE_EVENTS];
+	struct hcbs_hog *h;
 	uint64_t id;
 	unsigned int i, j;
-	FILE *f;
 	int err;
 
 	if (!self->tracefs)
@@ -1181,26 +1264,10 @@ TEST_F_TIMEOUT(trace, server_events, 60)
 
 	hcbs_group(_metadata, &self->env, "g", 2000, 10000, g, sizeof(g));
 	ASSERT_EQ(0, hcbs_cg_id(g, &id));
-	snprintf(filter, sizeof(filter), "cgroup_id == %llu", (unsigned long long)id);
-	snprintf(path, sizeof(path), "%s/trace", self->tracefs);
-	err = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);	/* clears the buffer */
-	ASSERT_LE(0, err) TH_LOG("open %s: %s", path, strerror(errno));
-	close(err);
-	for (i = 0; i < NR_TRACE_EVENTS; i++) {
-		trace_event_write(self->tracefs, trace_events[i], "filter", filter, &err);
-		ASSERT_EQ(0, err) TH_LOG("%s filter '%s': %s", trace_events[i], filter,
-					 strerror(-err));
-		trace_event_write(self->tracefs, trace_events[i], "enable", "1", &err);
-		ASSERT_EQ(0, err) TH_LOG("enable %s: %s", trace_events[i], strerror(-err));
-	}
-
-	{
-		struct hcbs_hog *h = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU,
-					      SCHED_FIFO, HCBS_PRIO_GROUP);
-
-		hcbs_sleep_ms(500);
-		hcbs_hog_stop(h);
-	}
+	ASSERT_EQ(0, trace_arm(_metadata, self->tracefs, id));
+	h = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO, HCBS_PRIO_GROUP);
+	hcbs_sleep_ms(500);
+	hcbs_hog_stop(h);
 	/*
 	 * A server stops when EDF next picks it and finds no task: at once if
 	 * it had budget when the hog died, else at its replenishment.  50 ms
@@ -1208,21 +1275,8 @@ TEST_F_TIMEOUT(trace, server_events, 60)
 	 * timer as well.
 	 */
 	hcbs_sleep_ms(500);
-	for (i = 0; i < NR_TRACE_EVENTS; i++)
-		trace_event_write(self->tracefs, trace_events[i], "enable", "0", &err);
-
-	f = fopen(path, "re");
-	ASSERT_NE(NULL, f);
-	while (fgets(line, sizeof(line), f)) {
-		for (i = 0; i < NR_TRACE_EVENTS; i++) {
-			char tag[64];
-
-			snprintf(tag, sizeof(tag), "%s:", trace_events[i]);
-			if (strstr(line, tag))
-				counts[i]++;
-		}
-	}
-	fclose(f);
+	trace_disarm(self->tracefs);
+	ASSERT_EQ(0, trace_count(self->tracefs, counts, NULL, NULL));
 	for (i = 0; i < NR_TRACE_EVENTS; i++)
 		hcbs_note("%s: %lu events for cgroup id %llu (group 2/10 ms, hog for 500 ms)",
 			  trace_events[i], counts[i], (unsigned long long)id);
@@ -1230,6 +1284,66 @@ TEST_F_TIMEOUT(trace, server_events, 60)
 	EXPECT_GE(counts[1], 1);
 	EXPECT_GE(counts[2], 10);
 	EXPECT_GE(counts[3], 10);
+}
+
+/*
+ * A group's last task on a CPU leaves its server there, and the CPU goes
+ * on with fair tasks only: the server must stop, not stay queued for a
+ * pick that never comes (a CPU running only fair tasks skips the deadline
+ * class), which would serve the group's next task there with a stale
+ * deadline and keep the server's bandwidth and the tick.  The hog leaves
+ * by becoming SCHED_OTHER, made so from this CPU: at 1/100 ms its server
+ * is throttled then (it stops at its replenishment), at 80/100 ms it is
+ * running (it stops as the hog is switched out).
+ */
+TEST_F_TIMEOUT(trace, idle_server_stops, 60)
+{
+	static const struct {
+		const char *name;
+		long long runtime_us, period_us;
+	} cases[] = {
+		{ "t", 1000, 100000 },
+		{ "r", 80000, 100000 },
+	};
+	static const char *const short_names[NR_TRACE_EVENTS + 1] = {
+		"start", "stop", "replenish", "throttle", "none",
+	};
+	char g[PATHLEN], marker[PATH_MAX], msg[64];
+	unsigned long counts[NR_TRACE_EVENTS];
+	unsigned int c, state[2];
+	uint64_t id;
+
+	if (!self->tracefs)
+		SKIP(return, "no tracefs");
+	snprintf(marker, sizeof(marker), "%s/trace_marker", self->tracefs);
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct hcbs_hog *h;
+
+		hcbs_group(_metadata, &self->env, cases[c].name, cases[c].runtime_us,
+			   cases[c].period_us, g, sizeof(g));
+		ASSERT_EQ(0, hcbs_cg_id(g, &id));
+		ASSERT_EQ(0, trace_arm(_metadata, self->tracefs, id));
+		h = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO,
+			     HCBS_PRIO_GROUP);
+		hcbs_sleep_ms(350);
+		snprintf(msg, sizeof(msg), "hcbs-leave-%u", c);
+		ASSERT_EQ(0, hcbs_write_str(marker, msg));
+		ASSERT_EQ(0, hcbs_set_policy(h->pid, SCHED_OTHER, 0));
+		/* Two periods: the replenishment comes within one. */
+		hcbs_sleep_ms(2 * cases[c].period_us / 1000);
+		trace_disarm(self->tracefs);
+		ASSERT_EQ(0, trace_count(self->tracefs, counts, msg, state));
+		hcbs_hog_stop(h);
+		hcbs_note("group %lld/%lld us, its FIFO hog made SCHED_OTHER on CPU %d "
+			  "when its server's last event was %s: %lu start, %lu stop, "
+			  "%lu replenish, %lu throttle; last event %s",
+			  cases[c].runtime_us, cases[c].period_us, HCBS_LOAD_CPU,
+			  short_names[state[0]], counts[0], counts[1], counts[2],
+			  counts[3], short_names[state[1]]);
+		EXPECT_GE(counts[1], 1) TH_LOG("the emptied server did not stop");
+		EXPECT_EQ(1, state[1]) TH_LOG("the last server event was %s, not stop",
+					      short_names[state[1]]);
+	}
 }
 
 static int cmp_s64(const void *a, const void *b)
