@@ -1164,8 +1164,9 @@ static int trace_arm(struct __test_metadata *_metadata, const char *tracefs,
 	snprintf(path, sizeof(path), "%s/trace", tracefs);
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);	/* clears the buffer */
 	if (fd < 0) {
-		TH_LOG("open %s: %s", path, strerror(errno));
-		return -errno;
+		err = -errno;
+		TH_LOG("open %s: %s", path, strerror(-err));
+		return err;
 	}
 	close(fd);
 	for (i = 0; i < NR_TRACE_EVENTS; i++) {
@@ -1181,6 +1182,14 @@ static int trace_arm(struct __test_metadata *_metadata, const char *tracefs,
 	return 0;
 }
 
+/* "stop" for sched_hcbs_server_stop; "none" for NR_TRACE_EVENTS */
+static const char *server_event_name(unsigned int i)
+{
+	static const char prefix[] = "sched_hcbs_server_";
+
+	return i < NR_TRACE_EVENTS ? trace_events[i] + sizeof(prefix) - 1 : "none";
+}
+
 static void trace_disarm(const char *tracefs)
 {
 	unsigned int i;
@@ -1192,14 +1201,14 @@ static void trace_disarm(const char *tracefs)
 
 /*
  * Count each server event in the trace buffer into @counts.  With @marker,
- * also say which server event came last before the first trace_marker line
- * that holds it (@before, NR_TRACE_EVENTS if none) and which came last of
- * all (@last, likewise).  Returns 0 or -errno.
+ * also say which server event (an index of trace_events[], NR_TRACE_EVENTS
+ * for none) came last before the first line that holds @marker (@before)
+ * and last of all (@last).  Returns 0 or -errno.
  */
 static int trace_count(const char *tracefs, unsigned long *counts,
-		       const char *marker, unsigned int *before_last)
+		       const char *marker, unsigned int *before, unsigned int *last)
 {
-	unsigned int i, last = NR_TRACE_EVENTS, before = NR_TRACE_EVENTS;
+	unsigned int i, ev_last = NR_TRACE_EVENTS, ev_before = NR_TRACE_EVENTS;
 	char path[PATH_MAX], line[1024];
 	bool marked = false;
 	FILE *f;
@@ -1212,7 +1221,7 @@ static int trace_count(const char *tracefs, unsigned long *counts,
 	while (fgets(line, sizeof(line), f)) {
 		if (marker && !marked && strstr(line, marker)) {
 			marked = true;
-			before = last;
+			ev_before = ev_last;
 			continue;
 		}
 		for (i = 0; i < NR_TRACE_EVENTS; i++) {
@@ -1221,15 +1230,15 @@ static int trace_count(const char *tracefs, unsigned long *counts,
 			snprintf(tag, sizeof(tag), "%s:", trace_events[i]);
 			if (strstr(line, tag)) {
 				counts[i]++;
-				last = i;
+				ev_last = i;
 			}
 		}
 	}
 	fclose(f);
-	if (before_last) {
-		before_last[0] = before;
-		before_last[1] = last;
-	}
+	if (before)
+		*before = ev_before;
+	if (last)
+		*last = ev_last;
 	return 0;
 }
 
@@ -1269,14 +1278,13 @@ TEST_F_TIMEOUT(trace, server_events, 60)
 	hcbs_sleep_ms(500);
 	hcbs_hog_stop(h);
 	/*
-	 * A server stops when EDF next picks it and finds no task: at once if
-	 * it had budget when the hog died, else at its replenishment.  50 ms
-	 * were too few once under TCG (no stop event); 500 ms cover a late
-	 * timer as well.
+	 * A server stops when its last task leaves: at the hog's last
+	 * switch-out if it had budget then, else at its replenishment.  500 ms
+	 * cover a late timer under TCG.
 	 */
 	hcbs_sleep_ms(500);
 	trace_disarm(self->tracefs);
-	ASSERT_EQ(0, trace_count(self->tracefs, counts, NULL, NULL));
+	ASSERT_EQ(0, trace_count(self->tracefs, counts, NULL, NULL, NULL));
 	for (i = 0; i < NR_TRACE_EVENTS; i++)
 		hcbs_note("%s: %lu events for cgroup id %llu (group 2/10 ms, hog for 500 ms)",
 			  trace_events[i], counts[i], (unsigned long long)id);
@@ -1305,12 +1313,9 @@ TEST_F_TIMEOUT(trace, idle_server_stops, 60)
 		{ "t", 1000, 100000 },
 		{ "r", 80000, 100000 },
 	};
-	static const char *const short_names[NR_TRACE_EVENTS + 1] = {
-		"start", "stop", "replenish", "throttle", "none",
-	};
 	char g[PATHLEN], marker[PATH_MAX], msg[64];
 	unsigned long counts[NR_TRACE_EVENTS];
-	unsigned int c, state[2];
+	unsigned int c, before, last;
 	uint64_t id;
 
 	if (!self->tracefs)
@@ -1332,17 +1337,17 @@ TEST_F_TIMEOUT(trace, idle_server_stops, 60)
 		/* Two periods: the replenishment comes within one. */
 		hcbs_sleep_ms(2 * cases[c].period_us / 1000);
 		trace_disarm(self->tracefs);
-		ASSERT_EQ(0, trace_count(self->tracefs, counts, msg, state));
+		ASSERT_EQ(0, trace_count(self->tracefs, counts, msg, &before, &last));
 		hcbs_hog_stop(h);
 		hcbs_note("group %lld/%lld us, its FIFO hog made SCHED_OTHER on CPU %d "
 			  "when its server's last event was %s: %lu start, %lu stop, "
 			  "%lu replenish, %lu throttle; last event %s",
 			  cases[c].runtime_us, cases[c].period_us, HCBS_LOAD_CPU,
-			  short_names[state[0]], counts[0], counts[1], counts[2],
-			  counts[3], short_names[state[1]]);
+			  server_event_name(before), counts[0], counts[1], counts[2],
+			  counts[3], server_event_name(last));
 		EXPECT_GE(counts[1], 1) TH_LOG("the emptied server did not stop");
-		EXPECT_EQ(1, state[1]) TH_LOG("the last server event was %s, not stop",
-					      short_names[state[1]]);
+		EXPECT_EQ(1, last) TH_LOG("the last server event was %s, not stop",
+					  server_event_name(last));
 	}
 }
 
