@@ -106,6 +106,7 @@ TEST_F(iface, defaults)
 {
 	static const char *const keys[] = {
 		"usage_usec", "nr_periods", "nr_throttled", "throttled_usec",
+		"nr_lagged", "lagged_usec",
 	};
 	char g[PATHLEN];
 	long long v;

@@ -27,6 +27,7 @@ for r in 1 2 3; do
 	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs accuracy q900_p1000 overrun_max_pct_q $((40 + r)) pct
 	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs accuracy q900_p1000_2cpu error -0.0$r cpu
 	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs accuracy q900_p1000_2cpu overrun_max_pct_q $((60 + r)) pct
+	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs accuracy q900_p1000_2cpu lagged $((r * 2)) count
 	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs scale rt_group alloc_per_cpu 2064 bytes
 	fig "$raw/stock-$r.jsonl" 6.12.117-stock scale rt_group alloc_per_cpu 2160 bytes
 	printf 'load_before 0.10 0.20 0.30\nload_after 1.90 1.00 0.50\nexit 0\naccel tcg\n' >"$raw/hcbs-$r.host"
@@ -48,6 +49,8 @@ expect_in "$md" 'Accuracy \(stock\): worst abs\(share - Q/P\) over the sweep \| 
 expect_in "$md" 'Accuracy \(hcbs, 2 CPUs\): worst abs\(share - Q/P\) over the sweep \| 0.0200 CPU \| 1 points' "the sweep on 2 CPUs apart"
 expect_in "$md" '^share - Q/P \(hcbs, 2 CPUs\), CPU:$' "the 2-CPU grid's title"
 expect_in "$md" '^\| 1 ms \| 62.0% \|$' "the 2-CPU overrun grid"
+expect_in "$md" '^lag resets in the window: .*\(hcbs, 2 CPUs\):$' "the 2-CPU lag-reset grid's title"
+expect_in "$md" '^\| 1 ms \| 4 \|$' "the 2-CPU lag-reset grid (median of 2, 4, 6)"
 expect_in "$md" 'Under TCG' "the emulation warning"
 # the sweep as grids: rows P, columns Q/P; a point not measured is "-"
 expect_in "$md" '^\| P \\ Q/P \| 50% \| 90% \|$' "the accuracy grid's columns"
@@ -89,10 +92,10 @@ if "$report" --raw "$HARNESS_TMP/empty" --markdown "$HARNESS_TMP/e.md" --json "$
 	fail "no figures: bench-report succeeded"
 fi
 expect_in "$HARNESS_TMP/e.out" "no figures in $HARNESS_TMP/empty" "the empty-directory error"
-echo '{"kernel": "x", "bench":' >>"$raw/hcbs-2.jsonl"  # after its 8 figures
+echo '{"kernel": "x", "bench":' >>"$raw/hcbs-2.jsonl"  # after its 9 figures
 if "$report" --raw "$raw" --markdown "$HARNESS_TMP/b.md" --json "$HARNESS_TMP/b.json" >"$HARNESS_TMP/b.out" 2>&1; then
 	fail "a broken line: bench-report succeeded"
 fi
-expect_in "$HARNESS_TMP/b.out" 'hcbs-2.jsonl:9: not JSON' "the file and line of the broken record"
+expect_in "$HARNESS_TMP/b.out" 'hcbs-2.jsonl:10: not JSON' "the file and line of the broken record"
 diag "errors: ok"
 exit 0

@@ -53,7 +53,7 @@ mkgroup() {	# mkgroup DIR [rt.max contents]
 	echo 100 >"$1/cpu.weight"
 	if [ $# -gt 1 ]; then
 		echo "$2" >"$1/cpu.rt.max"
-		printf 'usage_usec 1234\nnr_periods 56\nnr_throttled 7\nthrottled_usec 89\n' >"$1/cpu.rt.stat"
+		printf 'usage_usec 1234\nnr_periods 56\nnr_throttled 7\nthrottled_usec 89\nruntime_usec 0\nnr_lagged 3\nlagged_usec 450\n' >"$1/cpu.rt.stat"
 	fi
 }
 mkgroup "$CG"

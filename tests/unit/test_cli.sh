@@ -38,10 +38,15 @@ grep -q '8ms/18ms (0.444 CPU on each of' "$T/out"
 ok $? "set reports the bandwidth: $(cat "$T/out")"
 run 0 H --cgroup "$C1/" set 8000us/18ms
 ok $? "set with a trailing slash and the same value is a no-op success"
-run 0 H --cgroup "$C1" get && grep -q '8ms/18ms' "$T/out" && grep -q 'throttled 7 times' "$T/out"
-ok $? "get shows reservation and cpu.rt.stat"
-run 0 H --json --cgroup "$C1" get && valid_json && grep -q '"runtime_us": 8000' "$T/out"
-ok $? "get --json validates against the schema"
+run 0 H --cgroup "$C1" get && grep -q '8ms/18ms' "$T/out" && grep -q 'throttled 7 times' "$T/out" &&
+	grep -q 'lagged:     3 times, 450 us in all' "$T/out"
+ok $? "get shows reservation and cpu.rt.stat, the lag resets included"
+run 0 H --json --cgroup "$C1" get && valid_json && grep -q '"runtime_us": 8000' "$T/out" &&
+	grep -q '"nr_lagged": 3,' "$T/out" && grep -q '"lagged_usec": 450' "$T/out"
+ok $? "get --json validates against the schema and has the lag resets"
+run 0 H --cgroup "$CG/two" get && ! grep -q 'lagged' "$T/out" &&
+	run 0 H --json --cgroup "$CG/two" get && valid_json && grep -q '"nr_lagged": 0' "$T/out"
+ok $? "a cpu.rt.stat without the lag keys (older kernel): no lagged line, 0 in JSON"
 run 0 H --cgroup "$CG/parent/mid/leaf" get && grep -q "run in $CG/parent's 500ms/1s" "$T/out"
 ok $? "get on a max group names the reserved ancestor: $(head -1 "$T/out")"
 

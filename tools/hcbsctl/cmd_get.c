@@ -37,13 +37,18 @@ static void print_text(const struct target *t, const struct hcbs_rt *rt,
 	if (t->version)
 		printf(" (cgroup v%d)", t->version);
 	printf("\n  interface:  %s\n", hcbs_rt_abi_name(t->abi));
-	if (st->valid)
+	if (st->valid) {
 		printf("  usage:      %llu us in %llu periods; throttled %llu times, %llu us\n",
 		       (unsigned long long)st->usage_usec, (unsigned long long)st->nr_periods,
 		       (unsigned long long)st->nr_throttled,
 		       (unsigned long long)st->throttled_usec);
-	else
+		if (st->nr_lagged)
+			printf("  lagged:     %llu times, %llu us in all: the servers fell more than a period behind and forfeited it (see sched-hcbs.rst)\n",
+			       (unsigned long long)st->nr_lagged,
+			       (unsigned long long)st->lagged_usec);
+	} else {
 		printf("  usage:      (no cpu.rt.stat)\n");
+	}
 }
 
 int cmd_get(struct opts *o)

@@ -178,6 +178,10 @@ void json_stat(struct hcbs_json *j, const struct hcbs_rt_stat *st)
 	hcbs_json_uint(j, st->nr_throttled);
 	hcbs_json_key(j, "throttled_usec");
 	hcbs_json_uint(j, st->throttled_usec);
+	hcbs_json_key(j, "nr_lagged");
+	hcbs_json_uint(j, st->nr_lagged);
+	hcbs_json_key(j, "lagged_usec");
+	hcbs_json_uint(j, st->lagged_usec);
 	hcbs_json_object_end(j);
 }
 

@@ -36,6 +36,7 @@ struct hcbs_rt {
 
 struct hcbs_rt_stat {
 	uint64_t usage_usec, nr_periods, nr_throttled, throttled_usec;
+	uint64_t nr_lagged, lagged_usec;	/* 0 on kernels without them */
 	bool valid;
 };
 

@@ -192,6 +192,10 @@ int hcbs_rt_read_stat(const char *dir, struct hcbs_rt_stat *st,
 			st->nr_throttled = v;
 		else if (!strcmp(key, "throttled_usec"))
 			st->throttled_usec = v;
+		else if (!strcmp(key, "nr_lagged"))
+			st->nr_lagged = v;
+		else if (!strcmp(key, "lagged_usec"))
+			st->lagged_usec = v;
 	}
 	free(text);
 	st->valid = true;
