@@ -28,6 +28,8 @@ for r in 1 2 3; do
 	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs accuracy q900_p1000_2cpu error -0.0$r cpu
 	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs accuracy q900_p1000_2cpu overrun_max_pct_q $((60 + r)) pct
 	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs accuracy q900_p1000_2cpu lagged $((r * 2)) count
+	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs vran q200_p500_hrtick_on overrun_beyond_timer_p99 $((r + 2)).5 us
+	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs vran q200_p500_hrtick_on hrtick_late_p99 $((r * 100)) us
 	fig "$raw/hcbs-$r.jsonl" 6.12.117-hcbs scale rt_group alloc_per_cpu 2064 bytes
 	fig "$raw/stock-$r.jsonl" 6.12.117-stock scale rt_group alloc_per_cpu 2160 bytes
 	printf 'load_before 0.10 0.20 0.30\nload_after 1.90 1.00 0.50\nexit 0\naccel tcg\n' >"$raw/hcbs-$r.host"
@@ -51,6 +53,7 @@ expect_in "$md" '^share - Q/P \(hcbs, 2 CPUs\), CPU:$' "the 2-CPU grid's title"
 expect_in "$md" '^\| 1 ms \| 62.0% \|$' "the 2-CPU overrun grid"
 expect_in "$md" '^lag resets in the window: .*\(hcbs, 2 CPUs\):$' "the 2-CPU lag-reset grid's title"
 expect_in "$md" '^\| 1 ms \| 4 \|$' "the 2-CPU lag-reset grid (median of 2, 4, 6)"
+expect_in "$md" "200 us every 500 us: overrun beyond the hrtick's own lateness, p99 \\| 4.5 us \\| the timer's lateness p99 200.0 us" "the overrun split's headline"
 expect_in "$md" 'Under TCG' "the emulation warning"
 # the sweep as grids: rows P, columns Q/P; a point not measured is "-"
 expect_in "$md" '^\| P \\ Q/P \| 50% \| 90% \|$' "the accuracy grid's columns"
@@ -92,10 +95,10 @@ if "$report" --raw "$HARNESS_TMP/empty" --markdown "$HARNESS_TMP/e.md" --json "$
 	fail "no figures: bench-report succeeded"
 fi
 expect_in "$HARNESS_TMP/e.out" "no figures in $HARNESS_TMP/empty" "the empty-directory error"
-echo '{"kernel": "x", "bench":' >>"$raw/hcbs-2.jsonl"  # after its 9 figures
+echo '{"kernel": "x", "bench":' >>"$raw/hcbs-2.jsonl"  # after its 11 figures
 if "$report" --raw "$raw" --markdown "$HARNESS_TMP/b.md" --json "$HARNESS_TMP/b.json" >"$HARNESS_TMP/b.out" 2>&1; then
 	fail "a broken line: bench-report succeeded"
 fi
-expect_in "$HARNESS_TMP/b.out" 'hcbs-2.jsonl:10: not JSON' "the file and line of the broken record"
+expect_in "$HARNESS_TMP/b.out" 'hcbs-2.jsonl:12: not JSON' "the file and line of the broken record"
 diag "errors: ok"
 exit 0
