@@ -63,7 +63,7 @@ static void lone_hog(int policy, int prio, double want)
 	hcbs_schedstat_ns(hog.pid, &s1);
 	hcbs_note("%s hog alone on CPU 1 over %.3f s; longest time off the CPU %.3f ms, longest stall %.3f ms",
 		  policy == SCHED_FIFO ? "root FIFO" : "CFS", (t1 - t0) / 1e9,
-		  hog.shm->max_gap_ns / 1e6, hog.shm->max_stall_ns / 1e6);
+		  hog.shm->max_gap_ns / 1e6, hog.shm->stalls.max_ns / 1e6);
 	check("  share by CPU-time clock", (double)(c1 - c0) / (t1 - t0), want, 0.01);
 	check("  share by schedstat", (double)(s1 - s0) / (t1 - t0), want, 0.01);
 	hcbs_hog_stop(&hog);

@@ -674,7 +674,9 @@ static void __attribute__((noreturn)) hog_loop(struct hcbs_hog_shm *shm)
 		if (shm->gap_reset) {
 			shm->gap_reset = 0;
 			shm->max_gap_ns = 0;
-			shm->max_stall_ns = 0;
+			shm->stalls.seen = 0;
+			shm->stalls.n = 0;
+			shm->stalls.max_ns = 0;
 			mark_wall = t;
 			mark_cpu = hcbs_thread_cputime_ns();
 		} else if (t - last > HCBS_STALL_STEP_NS) {
@@ -685,8 +687,8 @@ static void __attribute__((noreturn)) hog_loop(struct hcbs_hog_shm *shm)
 				off = t - last;
 			if (off > shm->max_gap_ns)
 				shm->max_gap_ns = off;
-			if (t - last - off > shm->max_stall_ns)
-				shm->max_stall_ns = t - last - off;
+			if (t - last - off > HCBS_STALL_STEP_NS)
+				hcbs_stall_log_add(&shm->stalls, t, t - last - off);
 			mark_wall = t;
 			mark_cpu = cpu;
 		}
@@ -794,14 +796,55 @@ uint64_t hcbs_hogs_max_stall_ns(struct hcbs_hog *const *hogs, int n)
 	int i;
 
 	for (i = 0; i < n; i++)
-		if (hogs[i]->shm && hogs[i]->shm->max_stall_ns > max)
-			max = hogs[i]->shm->max_stall_ns;
+		if (hogs[i]->shm && hogs[i]->shm->stalls.max_ns > max)
+			max = hogs[i]->shm->stalls.max_ns;
 	return max;
 }
 
 uint64_t hcbs_stall_delay_ns(uint64_t stall_ns, uint64_t q_ns, uint64_t p_ns)
 {
 	return 2 * stall_ns + (q_ns ? stall_ns / q_ns * p_ns : 0);
+}
+
+void hcbs_stall_log_add(struct hcbs_stall_log *log, uint64_t end_ns,
+			uint64_t len_ns)
+{
+	uint32_t n = log->n;
+
+	log->seen++;
+	if (len_ns > log->max_ns)
+		log->max_ns = len_ns;
+	if (len_ns < HCBS_STALL_LOG_MIN_NS)
+		return;
+	if (n < HCBS_STALL_LOG_LEN)
+		log->rec[n] = (struct hcbs_stall){ .end_ns = end_ns, .len_ns = len_ns };
+	__atomic_store_n(&log->n, n + 1, __ATOMIC_RELEASE);
+}
+
+uint64_t hcbs_stall_explains_ns(const struct hcbs_stall_log *const *logs, int n,
+				uint64_t release_ns, uint64_t done_ns,
+				uint64_t q_ns, uint64_t p_ns, bool *lost)
+{
+	uint64_t sum = 0, delay;
+	uint32_t k, nr;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		nr = __atomic_load_n(&logs[i]->n, __ATOMIC_ACQUIRE);
+		if (nr > HCBS_STALL_LOG_LEN) {
+			*lost = true;
+			nr = HCBS_STALL_LOG_LEN;
+		}
+		for (k = 0; k < nr; k++) {
+			const struct hcbs_stall *st = &logs[i]->rec[k];
+
+			delay = hcbs_stall_delay_ns(st->len_ns, q_ns, p_ns);
+			if (st->end_ns - st->len_ns < done_ns &&
+			    st->end_ns + delay > release_ns)
+				sum += delay;
+		}
+	}
+	return sum;
 }
 
 /*

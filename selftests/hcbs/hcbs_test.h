@@ -157,17 +157,44 @@ int hcbs_dl_rq_field(const char *key, long long *vals, int max_cpus);
 int hcbs_dl_bw(long long *total, long long *groups, int max_cpus);
 
 /* -------------------------------------------------------------- tasks */
+/*
+ * The stalls of the machine one spinning task saw, and each long one with
+ * the time it saw it end, so that a test can tell whether a stall came
+ * near a late job.  One writer (the task); n is published after its record.
+ * Stalls shorter than HCBS_STALL_LOG_MIN_NS are only counted: under TCG
+ * they come by the thousand (3062 over 0.2 ms in a 12 s run of
+ * taskset.paper_8_18, 6 of 1 ms or more), and the overhead margins that
+ * budgets under emulation have cover them.
+ */
+#define HCBS_STALL_LOG_LEN	128
+#define HCBS_STALL_LOG_MIN_NS	(1000 * 1000ULL)
+struct hcbs_stall {
+	uint64_t end_ns;	/* CLOCK_MONOTONIC */
+	uint64_t len_ns;
+};
+
+struct hcbs_stall_log {
+	volatile uint32_t seen;	/* stalls longer than HCBS_STALL_STEP_NS */
+	volatile uint32_t n;	/* of them, the long ones: past the array, lost */
+	volatile uint64_t max_ns;	/* the longest */
+	struct hcbs_stall rec[HCBS_STALL_LOG_LEN];
+};
+
+void hcbs_stall_log_add(struct hcbs_stall_log *log, uint64_t end_ns,
+			uint64_t len_ns);
+
 /* What a hog publishes to its parent (shared memory). */
 struct hcbs_hog_shm {
 	volatile uint64_t loops;
 	volatile uint64_t max_gap_ns;	/* longest time off the CPU seen */
-	/*
-	 * Longest single step of the loop charged to the hog as CPU time:
-	 * a stall of the whole machine (an emulator pausing its vCPUs) or a
-	 * long interrupt.  Its server pays for it as for any overrun.
-	 */
-	volatile uint64_t max_stall_ns;
 	volatile uint64_t gap_reset;	/* set by the parent, cleared by the hog */
+	/*
+	 * Steps of the loop charged to the hog as CPU time for more than
+	 * HCBS_STALL_STEP_NS: stalls of the whole machine (an emulator
+	 * pausing its vCPUs) or long interrupts.  Its server pays for them as
+	 * for any overrun.  Since the last reset.
+	 */
+	struct hcbs_stall_log stalls;
 };
 
 /*
@@ -222,6 +249,16 @@ uint64_t hcbs_hogs_max_stall_ns(struct hcbs_hog *const *hogs, int n);
  * as much again and a whole period for every Q in it.
  */
 uint64_t hcbs_stall_delay_ns(uint64_t stall_ns, uint64_t q_ns, uint64_t p_ns);
+/*
+ * The delay that the long stalls in the @n logs explain for a job released
+ * at @release_ns and done at @done_ns, served by a server of @q_ns every
+ * @p_ns: the sum of hcbs_stall_delay_ns() over every logged stall that
+ * began before the job was done and whose delay reached past its release.
+ * *@lost is set when a log lost records (a stall may have gone unseen).
+ */
+uint64_t hcbs_stall_explains_ns(const struct hcbs_stall_log *const *logs, int n,
+				uint64_t release_ns, uint64_t done_ns,
+				uint64_t q_ns, uint64_t p_ns, bool *lost);
 
 int hcbs_set_policy(pid_t pid, int policy, int prio);
 int hcbs_pin_cpu(pid_t pid, int cpu);

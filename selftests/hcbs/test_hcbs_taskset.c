@@ -23,9 +23,10 @@
  * (measured: +5.6% to +20.1% over 12 s runs; the test prints it).
  * There the
  * budget is the analysis' answer for the task set with every WCET scaled
- * by 1.3, which covers that overhead, and host stalls of the vCPU (also
- * charged to the server) may cost a task at most 1% of its jobs, none by
- * more than T/2.
+ * by 1.3, which covers that overhead.  Host stalls of the vCPU (also
+ * charged to the server) may make a job late by what the stalls seen
+ * around it explain, and cost a task at most 1% of its jobs besides, none
+ * by more than T/2: see check_task().
  *
  * taskset.migration_only runs a set that no partition of its tasks over
  * the group's servers can schedule, and that global fixed priorities
@@ -105,13 +106,19 @@ static long long least_budget_us(unsigned int scale)
 	return err ? err : (long long)(q / HCBS_NSEC_PER_USEC);
 }
 
+/* The first misses of a task: enough for the allowance of check_task(). */
+#define MISS_LOG 32
+
 struct task_result {
 	uint64_t jobs, misses;
+	struct {
+		uint64_t release_ns, resp_ns;
+	} miss[MISS_LOG];
 	uint64_t migrated;	/* jobs that ran on more than one CPU */
 	uint64_t max_resp_ns;
-	uint64_t max_stall_ns;	/* longest step of a job charged at once */
 	uint64_t max_wake_ns;	/* longest time from a release to its job's start */
 	int err;		/* errno of a setup step in the thread */
+	struct hcbs_stall_log stalls;	/* the stalls its jobs saw */
 };
 
 struct taskset_shm {
@@ -171,8 +178,8 @@ static void *task_thread(void *p)
 		c0 = hcbs_thread_cputime_ns();
 		for (c = c0; c - c0 < wcet; c = c1) {
 			c1 = hcbs_thread_cputime_ns();
-			if (c1 - c > HCBS_STALL_STEP_NS && c1 - c > r->max_stall_ns)
-				r->max_stall_ns = c1 - c;
+			if (c1 - c > HCBS_STALL_STEP_NS)
+				hcbs_stall_log_add(&r->stalls, hcbs_now_ns(), c1 - c);
 			cpu = sched_getcpu();
 			if (cpu != cpu0)
 				moved = 1;
@@ -180,8 +187,13 @@ static void *task_thread(void *p)
 		resp = hcbs_now_ns() - release;
 		r->jobs++;
 		r->migrated += moved;
-		if (resp > period)
+		if (resp > period) {
+			if (r->misses < MISS_LOG) {
+				r->miss[r->misses].release_ns = release;
+				r->miss[r->misses].resp_ns = resp;
+			}
 			r->misses++;
+		}
 		if (resp > r->max_resp_ns)
 			r->max_resp_ns = resp;
 	}
@@ -319,19 +331,45 @@ static void note_server(struct __test_metadata *_metadata, const char *cg,
 		  throttled, periods);
 }
 
+/* The stall logs of the tasks and of at most MAX_LOGS - MAX_TASKS hogs. */
+#define MAX_LOGS (MAX_TASKS + 4)
+
+static int stall_logs(const struct taskset_shm *shm, struct hcbs_hog *const *hogs,
+		      int nr_hogs, const struct hcbs_stall_log **logs)
+{
+	int i, n = 0;
+
+	for (i = 0; i < shm->n; i++)
+		logs[n++] = &shm->res[i].stalls;
+	for (i = 0; i < nr_hogs && n < MAX_LOGS; i++)
+		if (hogs[i]->shm)
+			logs[n++] = &hogs[i]->shm->stalls;
+	return n;
+}
+
 /*
- * Check task @i's deadlines: none missed on KVM or hardware; under TCG, where
- * host stalls of the vCPU are charged to the server, at most 1% of the jobs,
- * none later than T/2 plus the delay the longest stall seen explains.
- * Returns the task's max normalized lateness.
+ * Check task @i's deadlines, its group's servers giving @q_ns every @p_ns:
+ * none missed on KVM or hardware.  Under TCG the host can stall a vCPU for
+ * milliseconds and the guest charges that to the running server: a miss is
+ * the emulator's when the stalls that the test's spinning tasks and @hogs
+ * saw around the job explain its lateness (hcbs_stall_explains_ns()).  Of
+ * the others (a stall that hits the kernel between two loops goes unseen,
+ * and one seen elsewhere may have delayed the job through the server), at
+ * most 1% of the jobs may miss, none by more than T/2 and the delay the
+ * longest stall seen explains.  Returns the task's max normalized lateness.
  */
 static double check_task(struct __test_metadata *_metadata,
 			 const struct taskset_shm *shm, int i,
-			 double stall_late, uint64_t stall_ns)
+			 struct hcbs_hog *const *hogs, int nr_hogs,
+			 uint64_t q_ns, uint64_t p_ns)
 {
+	const struct hcbs_stall_log *logs[MAX_LOGS];
 	const struct task_result *r = &shm->res[i];
 	double t = shm->task[i].t_us * 1000.0;
-	double lateness = (r->max_resp_ns - t) / t;
+	double lateness = (r->max_resp_ns - t) / t, worst = 0, bound;
+	uint64_t k, late, why, unexplained = r->misses, longest = 0;
+	int n = stall_logs(shm, hogs, nr_hogs, logs), j;
+	bool lost = false;
 
 	hcbs_note("task %d (C %u us, T %u us, FIFO %d, %s): %llu jobs (%llu ran on two CPUs), %llu missed, max response %.3f ms = %.3f T, max start %.3f ms",
 		  i + 1, shm->task[i].c_us, shm->task[i].t_us, PRIO_TOP - i,
@@ -339,34 +377,66 @@ static double check_task(struct __test_metadata *_metadata,
 		  (unsigned long long)r->jobs, (unsigned long long)r->migrated,
 		  (unsigned long long)r->misses, r->max_resp_ns / 1e6,
 		  r->max_resp_ns / t, r->max_wake_ns / 1e6);
-	if (hcbs_machine_slow()) {
-		EXPECT_LE(r->misses * 100, r->jobs)
-			TH_LOG("task %d missed %llu of %llu jobs (under TCG at most 1%%)",
-			       i + 1, (unsigned long long)r->misses,
-			       (unsigned long long)r->jobs);
-		EXPECT_LE(lateness, 0.5 + stall_late / t)
-			TH_LOG("task %d: max normalized lateness %.3f (under TCG at most %.3f: 0.5 and a stall of %.3f ms)",
-			       i + 1, lateness, 0.5 + stall_late / t, stall_ns / 1e6);
-	} else {
+	if (!hcbs_machine_slow()) {
 		EXPECT_EQ(0, r->misses)
 			TH_LOG("task %d missed %llu of %llu jobs", i + 1,
 			       (unsigned long long)r->misses,
 			       (unsigned long long)r->jobs);
+		return lateness;
 	}
+	for (k = 0; k < r->misses && k < MISS_LOG; k++) {
+		late = r->miss[k].resp_ns - shm->task[i].t_us * HCBS_NSEC_PER_USEC;
+		why = hcbs_stall_explains_ns(logs, n, r->miss[k].release_ns,
+					     r->miss[k].release_ns + r->miss[k].resp_ns,
+					     q_ns, p_ns, &lost);
+		if (!lost && late <= why) {
+			unexplained--;
+			hcbs_note("task %d: the job released at %.3f s was %.3f ms late; stalls of the machine around it explain %.3f ms (emulation)",
+				  i + 1, (r->miss[k].release_ns - shm->t0_ns) / 1e9,
+				  late / 1e6, why / 1e6);
+		} else if (late / t > worst) {
+			worst = late / t;
+		}
+	}
+	if (r->misses > MISS_LOG)
+		worst = lateness;
+	/* Stalls that come every few ms would explain anything: none is taken. */
+	if (lost)
+		hcbs_note("task %d: the machine stalled for %.0f ms or more more often than the logs hold (%u stalls a log): no miss is put down to a stall",
+			  i + 1, HCBS_STALL_LOG_MIN_NS / 1e6, HCBS_STALL_LOG_LEN);
+	for (j = 0; j < n; j++)
+		if (logs[j]->max_ns > longest)
+			longest = logs[j]->max_ns;
+	bound = 0.5 + hcbs_stall_delay_ns(longest, q_ns, p_ns) / t;
+	EXPECT_LE(unexplained * 100, r->jobs)
+		TH_LOG("task %d missed %llu of %llu jobs that no stall explains (under TCG at most 1%%)",
+		       i + 1, (unsigned long long)unexplained,
+		       (unsigned long long)r->jobs);
+	EXPECT_LE(worst, bound)
+		TH_LOG("task %d: a miss no stall explains was %.3f T late (under TCG at most %.3f T: 0.5 and a stall of %.3f ms)",
+		       i + 1, worst, bound, longest / 1e6);
 	return lateness;
 }
 
-/* The longest stall any hog or job saw. */
-static uint64_t max_stall(const struct taskset_shm *shm, struct hcbs_hog **hogs,
-			  int nr_hogs)
+/* What stalls of the machine the tasks and @hogs saw during the run. */
+static void note_stalls(struct __test_metadata *_metadata,
+			const struct taskset_shm *shm, struct hcbs_hog *const *hogs,
+			int nr_hogs)
 {
-	uint64_t stall_ns = hcbs_hogs_max_stall_ns(hogs, nr_hogs);
-	int i;
+	const struct hcbs_stall_log *logs[MAX_LOGS];
+	int n = stall_logs(shm, hogs, nr_hogs, logs), i;
+	unsigned int seen = 0, long_ones = 0;
+	uint64_t longest = 0;
 
-	for (i = 0; i < shm->n; i++)
-		if (shm->res[i].max_stall_ns > stall_ns)
-			stall_ns = shm->res[i].max_stall_ns;
-	return stall_ns;
+	for (i = 0; i < n; i++) {
+		seen += logs[i]->seen;
+		long_ones += logs[i]->n;
+		if (logs[i]->max_ns > longest)
+			longest = logs[i]->max_ns;
+	}
+	hcbs_note("stalls of the machine seen by the spinning tasks: %u over %.1f ms, %u of %.0f ms or more (the longest %.3f ms)",
+		  seen, HCBS_STALL_STEP_NS / 1e6, long_ones,
+		  HCBS_STALL_LOG_MIN_NS / 1e6, longest / 1e6);
 }
 
 TEST_F_TIMEOUT(taskset, paper_8_18, 120)
@@ -374,8 +444,8 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
 	unsigned int run_ms = hcbs_window_ms(12000);
 	unsigned int scale = hcbs_machine_slow() ? TCG_WCET_SCALE : 100;
 	char rt[PATHLEN], other[PATHLEN];
-	uint64_t misses = 0, expected_jobs, stall_ns;
-	double max_lateness = -1.0, u = 0, stall_late, lateness;
+	uint64_t misses = 0, expected_jobs;
+	double max_lateness = -1.0, u = 0, lateness;
 	struct hcbs_hog *hogs[2];
 	long long q_us;
 	int i;
@@ -403,28 +473,28 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
 	run_set(_metadata, self, rt, paper, PAPER_TASKS, run_ms, hogs, 2);
 
 	/*
-	 * CPU 1 is never idle here (the root hog), so whatever stall of the
-	 * machine hit it was charged in one step to a job or to a hog.
+	 * CPU 1 is never idle here (the root hog), so a stall of the machine
+	 * that hit it while a job or a hog spun was charged to it in one step.
 	 */
-	stall_ns = max_stall(self->shm, hogs, 2);
 	note_server(_metadata, rt, self->shm);
-	stall_late = hcbs_stall_delay_ns(stall_ns, q_us * HCBS_NSEC_PER_USEC,
-					 PERIOD_US * HCBS_NSEC_PER_USEC);
-	hcbs_note("longest stall of the machine seen on CPU %d: %.3f ms",
-		  HCBS_LOAD_CPU, stall_ns / 1e6);
+	note_stalls(_metadata, self->shm, hogs, 2);
 
 	/*
 	 * Under TCG the host can stall a vCPU for milliseconds and the guest
 	 * charges that to the running server; a full run of the suites saw
-	 * 1-2 such misses in tasks 1-2 (up to 1.34 T).  What an
-	 * under-provisioned or misbehaving server does is different: at 8/18
-	 * ms task 5 missed 7 of its 48 jobs.  Hence check_task()'s allowance.
+	 * 1-2 such misses in tasks 1-2 (up to 1.34 T), and a CI run with a
+	 * 15.2 ms stall one of task 5's 48 jobs.  What an under-provisioned
+	 * or misbehaving server does is different: at 8/18 ms task 5 missed 7
+	 * of its 48 jobs.  Hence check_task()'s allowance: the misses that
+	 * stalls seen around them explain, and 1% of the jobs besides.
 	 */
 	for (i = 0; i < PAPER_TASKS; i++) {
 		const struct task_result *r = &self->shm->res[i];
 
 		u += (double)paper[i].c_us / paper[i].t_us;
-		lateness = check_task(_metadata, self->shm, i, stall_late, stall_ns);
+		lateness = check_task(_metadata, self->shm, i, hogs, 2,
+				      q_us * HCBS_NSEC_PER_USEC,
+				      PERIOD_US * HCBS_NSEC_PER_USEC);
 		if (lateness > max_lateness)
 			max_lateness = lateness;
 		misses += r->misses;
@@ -469,7 +539,9 @@ TEST_F_TIMEOUT(taskset, paper_8_18, 120)
  * The test checks that verdict, then measures: 45 s of releases, 2100
  * jobs, each spinning its WCET in thread CPU time, unpinned, beside a root
  * FIFO 90 hog on each CPU; no miss (the TCG allowance of paper_8_18: host
- * stalls are charged to the server).  Then the control: the same set
+ * stalls are charged to the server; with both vCPUs busy under TCG the
+ * machine stalls for 1 ms or more some 4000 times in 45 s, more than the
+ * stall logs hold, so here no miss is put down to a stall: 1% at most).  Then the control: the same set
  * partitioned (t1 and t2 on CPU 0, t3 on CPU 1) for 4.5 s must miss most of
  * t2's deadlines, so that the first run's success is the migration's doing.
  */
@@ -491,8 +563,8 @@ TEST_F_TIMEOUT(taskset, migration_only, 150)
 	struct hcbs_task t[MIG_TASKS];
 	struct hcbs_taskset ts;
 	struct hcbs_hog *hogs[2];
-	uint64_t jobs = 0, misses = 0, migrated = 0, stall_ns;
-	double stall_late, u, u_pair_min = 2.0;
+	uint64_t jobs = 0, misses = 0, migrated = 0;
+	double u, u_pair_min = 2.0;
 	char rt[PATHLEN];
 	int i, j;
 
@@ -530,13 +602,11 @@ TEST_F_TIMEOUT(taskset, migration_only, 150)
 	hcbs_note("unpinned for %u ms beside a root FIFO %d hog on each CPU:", run_ms,
 		  HCBS_PRIO_ROOT_HOG);
 	run_set(_metadata, self, rt, global, MIG_TASKS, run_ms, hogs, 2);
-	stall_ns = max_stall(self->shm, hogs, 2);
 	note_server(_metadata, rt, self->shm);
-	stall_late = hcbs_stall_delay_ns(stall_ns, MIG_Q_US * HCBS_NSEC_PER_USEC,
-					 MIG_P_US * HCBS_NSEC_PER_USEC);
-	hcbs_note("longest stall of the machine seen: %.3f ms", stall_ns / 1e6);
+	note_stalls(_metadata, self->shm, hogs, 2);
 	for (i = 0; i < MIG_TASKS; i++) {
-		check_task(_metadata, self->shm, i, stall_late, stall_ns);
+		check_task(_metadata, self->shm, i, hogs, 2, MIG_Q_US * HCBS_NSEC_PER_USEC,
+			   MIG_P_US * HCBS_NSEC_PER_USEC);
 		jobs += self->shm->res[i].jobs;
 		misses += self->shm->res[i].misses;
 		migrated += self->shm->res[i].migrated;
