@@ -35,6 +35,9 @@ for r in 1 2 3; do
 	printf 'load_before 0.10 0.20 0.30\nload_after 1.90 1.00 0.50\nexit 0\naccel tcg\n' >"$raw/hcbs-$r.host"
 	printf 'load_before 0.10 0.20 0.30\nload_after 1.90 1.00 0.50\nexit 0\naccel tcg\n' >"$raw/stock-$r.host"
 done
+# vm-run's steal figure, in one boot over the threshold and in one under it
+echo 'steal 1.4' >>"$raw/hcbs-3.host"
+echo 'steal 0.1' >>"$raw/stock-3.host"
 
 "$report" --raw "$raw" --command "scripts/bench --rounds 3" --markdown "$HARNESS_TMP/r.md" \
 	--json "$HARNESS_TMP/r.json" --plots >"$HARNESS_TMP/out" 2>&1 || fail "bench-report failed: $(cat "$HARNESS_TMP/out")"
@@ -69,6 +72,8 @@ if command -v gnuplot >/dev/null; then
 fi
 expect_in "$md" 'Reproduce: `scripts/bench --only pipe`' "the command per table"
 expect_in "$md" 'hcbs-2 \(load 0.10 0.20 0.30 -> 1.90 1.00 0.50, exit 0\)' "the host load per boot"
+expect_in "$md" 'hcbs-3 \(load 0.10 0.20 0.30 -> 1.90 1.00 0.50, steal 1.4%, exit 0\)' "the steal of a boot"
+expect_in "$md" 'took 1.0% or more of its CPU time during hcbs-3: ' "the warning for the boot with steal, and only for it"
 python3 - "$HARNESS_TMP/r.json" <<'EOF' || fail "bench.json does not hold the figures"
 import json, sys
 d = json.load(open(sys.argv[1]))
