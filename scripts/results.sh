@@ -74,6 +74,24 @@ for line in open(sys.argv[1]):
         print(t["result"] + "\t" + (name if suite in ("", "unit") else suite + "/" + name))' "$testlog" ||
 			echo "ERROR	meson-testlog")
 	fi
+	# What failed, in this log too (a CI log may be all that is left): each
+	# failed test's "not ok" lines, or the end of its output if it has none.
+	if [ "$nbad" != 0 ]; then
+		python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if not line:
+        continue
+    t = json.loads(line)
+    if t["result"] in ("OK", "EXPECTEDFAIL", "SKIP"):
+        continue
+    out = (t.get("stdout") or "").splitlines()
+    bad = [l for l in out if l.lstrip("# ").startswith("not ok")]
+    name = t["name"].rpartition(" / ")[2]
+    for l in (bad or out[-10:])[:20]:
+        print("  | %s: %s" % (name, l[:200]))' "$testlog" 2>/dev/null
+	fi
 	if [ "$mrc" != 0 ] && [ "$nbad" = 0 ]; then
 		tail -n 20 "$log" | sed 's/^/  | /'
 		result fail "$prefix/meson-test" "meson test exited $mrc ($ntests results in testlog.json, none failed); see $log"

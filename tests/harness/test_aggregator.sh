@@ -125,13 +125,20 @@ cat >m/src/meson.build <<'EOF'
 project('agg', 'c')
 test('t_ok', find_program('true'), suite : 'unit')
 test('t_bad', find_program('false'), suite : 'unit')
+test('t_tap', find_program('tap.sh'), suite : 'unit', protocol : 'tap')
 EOF
+printf '#!/bin/sh\necho "ok 1 - fine"\necho "not ok 2 - the broken thing"\necho 1..2\nexit 1\n' >m/src/tap.sh
+chmod +x m/src/tap.sh
 if meson setup m/build m/src >m/setup.log 2>&1; then
 	meson test -C m/build >m/test.log 2>&1
 	mrc=$?
 	[ -s m/build/meson-logs/testlog.json ] || fail "meson wrote no testlog.json"
 	run_case meson_fail collect_meson "$HARNESS_TMP/m/build" "$mrc" "$HARNESS_TMP/m/test.log" unit
 	red $? meson_fail "a failing meson test, testlog present" 'unit/t_bad \(FAIL'
+	red 1 meson_fail "a failing TAP test" 'unit/t_tap \((ERROR|FAIL)'
+	grep -q '^  | t_tap: not ok 2 - the broken thing$' meson_fail.out || {
+		sed 's/^/# | /' meson_fail.out; fail "a failing TAP test: its 'not ok' line is not in the log"; }
+	diag "a failing TAP test's 'not ok' line is in the log"
 else
 	sed 's/^/# | /' m/setup.log; fail "meson setup of the small project failed"
 fi
