@@ -83,11 +83,18 @@ PY
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["tti_ns"] == 5000000 and d["subframes"] == 10 and d["cost_ns"]["ru"] == 450000, d' "$T/s.json"
 	ok $? "--scale 5: TTI and costs times 5"
 	# stop (SIGINT/SIGTERM): a summary of the subframes due by then
+	# SECONDS after its "starting" line (from then on vbbu takes the
+	# signal: a slow start, as under ASan on a busy host, does not kill it)
 	stop_after() {	# stop_after SECONDS SIGNAL CMD...: the run, stopped
-		local s=$1 sig=$2
+		local s=$1 sig=$2 i
 		shift 2
+		: >"$T/out"
 		"$@" >"$T/out" 2>"$T/err" &
 		local pid=$!
+		for ((i = 0; i < 500; i++)); do
+			grep -q ': starting: ' "$T/out" && break
+			sleep 0.02
+		done
 		sleep "$s"
 		kill -"$sig" "$pid"
 		wait "$pid"

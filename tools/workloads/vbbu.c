@@ -856,18 +856,22 @@ int main(int argc, char **argv)
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
 		fprintf(stderr, PROG ": mlockall: %s (continuing)\n", strerror(errno));
 	name_self(PROG);	/* not lte-softmodem: that is the L2 thread's name */
+	/*
+	 * Every thread inherits the mask: main alone takes these, in
+	 * wait_rt().  Blocked before the "starting" line, so that a caller
+	 * who saw it can stop the run with SIGINT/SIGTERM and get a summary.
+	 */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	printf(PROG ": %s: starting: %" PRIu64 " subframes of %.3f ms, %.2f CPU of RT work, deadline %.3f ms\n",
 	       v.name, v.n, v.tti / 1e6, (double)work / v.tti, v.deadline / 1e6);
 	fflush(stdout);
 
 	if (pthread_barrier_init(&v.ready, NULL, 4))
 		die("pthread_barrier_init: %s", strerror(errno));
-	/* every thread inherits the mask: main alone takes these, in wait_rt() */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	v.main = pthread_self();
 	atomic_store(&v.running, 4);
 	if (pthread_create(&th[nth++], NULL, fep_thread, &fep) ||
