@@ -13,6 +13,7 @@
 #   - meson test failing while testlog.json is present (a real failing
 #     test, and a testlog that says OK beside a non-zero exit status)
 #   - an expected test that never reported because the guest stopped
+#   - a failed C test: its failed case and assertion named in the summary
 . "$(dirname "$0")/lib.sh"
 
 . "$HARNESS_ROOT/scripts/lib.sh"
@@ -108,6 +109,11 @@ run_case env_mismatch guest g6 0; red $? env_mismatch "a skip whose reason the m
 good g7; sed -i '/^probes/d' g7/res
 run_case stopped guest g7 125; red $? stopped "an expected test that never reported (the guest stopped)" \
 	'probes/test_latency.sh \(did not run: the guest stopped first'
+
+good g9; sed -i 's/^hcbs\/test_hcbs_interface\tpass.*/hcbs\/test_hcbs_interface\tfail\t20.0\texit status 1/' g9/res
+sed -i 's/iface.write_forms\tpass\t$/iface.write_forms\tfail\ttest_hcbs_interface.c:99:write_forms:Expected 0 (0) == err (-22)/' g9/cases
+run_case case_fail guest g9 0; red $? case_fail "a failed case of a C test, named with its assertion" \
+	'hcbs/test_hcbs_interface \(exit status 1; not ok iface.write_forms: test_hcbs_interface.c:99:write_forms:Expected 0 \(0\) == err \(-22\)\)'
 
 good g8; : >g8/list; : >g8/res; : >g8/cases
 run_case filtered guest g8 0 --suite baseline --filter 'nothing/*'; green $? filtered "manifest entries outside --suite/--filter are not checked"
