@@ -15,7 +15,7 @@ mk "$root/selftests/baseline/test_pass.sh" 'echo "ok 1 works"; echo "ok 2 fixtur
 mk "$root/selftests/baseline/test_skip.sh" 'echo "# SKIP: no frobnicator here"; exit 4'
 printf '#!/bin/sh\nexit 0\n' >"$root/selftests/baseline/test_not_executable.sh"
 echo "timeout=2" >"$root/selftests/hcbs/settings"
-mk "$root/selftests/hcbs/test_fail.sh" 'echo "#  RUN f.broken ..."; echo "# t.c:7:broken:a note"; echo "# t.c:9:broken:Expected 0 (0) == err (-22)"; echo "not ok 1 broken"; exit 1'
+mk "$root/selftests/hcbs/test_fail.sh" 'echo "#  RUN f.broken ..."; echo "# t.c:7:broken:a note"; echo "# t.h:9:broken:Expected 0 (0) == err (-22)"; echo "# t.h:9:broken:the write: EINVAL"; echo "not ok 1 broken"; exit 1'
 mk "$root/selftests/hcbs/test_hang.sh" 'sleep 30'
 mk "$build/selftests/hcbs/test_built" 'touch "$HCBS_TMP/scratch" && [ "$PWD" = "$HCBS_TMP" ] && echo "# built test in $PWD"'
 touch "$build/selftests/hcbs/test_built.o"
@@ -40,7 +40,7 @@ expect_in "$HARNESS_TMP/tap" '^# not ok 1 broken$' "test output as nested lines"
 	fail "result file: $(cat "$HARNESS_TMP/res")"
 
 printf '%s\n' "baseline/test_pass.sh	works	pass	" "baseline/test_pass.sh	fixture.case	skip	no tracefs" \
-	"baseline/test_pass.sh	other thing	fail	" "hcbs/test_fail.sh	broken	fail	t.c:9:broken:Expected 0 (0) == err (-22)" >"$HARNESS_TMP/cases.want"
+	"baseline/test_pass.sh	other thing	fail	" "hcbs/test_fail.sh	broken	fail	t.h:9:broken:Expected 0 (0) == err (-22): the write: EINVAL" >"$HARNESS_TMP/cases.want"
 diff -u "$HARNESS_TMP/cases.want" "$HARNESS_TMP/cases" | sed 's/^/# | /'
 cmp -s "$HARNESS_TMP/cases.want" "$HARNESS_TMP/cases" || fail "the cases file (--cases) is not as expected"
 
