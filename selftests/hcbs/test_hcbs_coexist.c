@@ -522,6 +522,23 @@ static void pi_chain_top(struct pi_shm *shm)
 		pthread_mutex_unlock(&shm->m2);
 }
 
+/* @pid's effective priority as /proc/<pid>/stat has it (RT: -2 - prio). */
+static int stat_prio(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int prio = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (hcbs_read_file(path, buf, sizeof(buf)))
+		return 0;
+	p = strrchr(buf, ')');
+	/* ") S ppid pgrp session tty tpgid flags 4 faults 4 times priority" */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %d",
+			 &prio) != 1)
+		return 0;
+	return prio;
+}
+
 /*
  * Fork a process that runs @fn(@shm) once it is on @cpu, in @cg (NULL: the
  * root's group) and has @policy/@prio; it dies with us.
@@ -548,8 +565,12 @@ static pid_t pi_process_on(struct __test_metadata *_metadata, struct pi_shm *shm
 	}
 	close(pfd[0]);
 	ASSERT_EQ(0, hcbs_pin_cpu(pid, cpu));
-	if (cg)
-		ASSERT_EQ(0, hcbs_cg_attach(cg, pid));
+	if (cg) {
+		err = hcbs_cg_attach(cg, pid);
+		ASSERT_EQ(0, err) TH_LOG("attach to %s: %s (its policy %d, prio %d; ours %d)",
+					 cg, errname(err), sched_getscheduler(pid),
+					 stat_prio(pid), sched_getscheduler(0));
+	}
 	err = hcbs_set_policy(pid, policy, prio);
 	ASSERT_EQ(0, err) TH_LOG("policy %d prio %d: %s", policy, prio, errname(err));
 	ASSERT_EQ(1, write(pfd[1], &c, 1));
@@ -920,6 +941,62 @@ TEST_F_TIMEOUT(coexist, rcu_reader_throttled, 120)
 	/* The reader was throttled inside a section: the hazard was met. */
 	EXPECT_GT(held, 0) TH_LOG("no grace period waited for the reader: not exercised");
 	EXPECT_LT(max, p / 2);
+}
+
+/*
+ * A task is let into a group by its own policy, not by a priority it
+ * inherits for a while.  A SCHED_OTHER lock owner boosted by a root FIFO
+ * waiter (or an RCU reader boosted by rcub, as happens at random beside
+ * the hogs of these tests) is moved into a group without runtime: the
+ * move must succeed, as it does before and after the boost, and the owner
+ * runs at root level there until it unlocks (rt_rq_to_enqueue()).  The
+ * kernel once refused it with EINVAL, and failed
+ * pi_owner_in_zero_runtime_group when its owner, pinned beside a hog,
+ * happened to be RCU-boosted at its move.
+ */
+TEST_F_TIMEOUT(coexist, pi_boosted_other_moves_into_zero_group, 60)
+{
+	struct pi_shm *shm = pi_shm_new(_metadata, HCBS_NSEC_PER_SEC, 8);
+	int prio = 0, after = 0, err = -1, i;
+	char z[PATHLEN], in[PATHLEN];
+	pid_t owner, waiter;
+
+	hcbs_group(_metadata, &self->env, "zero", 0, 100000, z, sizeof(z));
+	owner = pi_process(_metadata, shm, pi_owner, NULL, SCHED_OTHER, 0);
+	pi_wait_locked(_metadata, shm);
+	/* Fault in what the loop below runs: the boost lasts 1 s of CPU. */
+	ASSERT_EQ(20, stat_prio(owner));
+	waiter = pi_process_on(_metadata, shm, pi_waiter, NULL, SCHED_FIFO, 20,
+			       HCBS_CTL_CPU);
+	/* /proc/<pid>/stat's priority: 20 for nice 0, -21 for FIFO 20. */
+	for (i = 0; i < 1000; i++) {
+		prio = stat_prio(owner);
+		if (prio < 0)
+			break;
+		hcbs_sleep_ms(2);
+	}
+	if (prio < 0) {
+		err = hcbs_cg_attach(z, owner);
+		after = stat_prio(owner);
+	}
+	pi_wait(_metadata, waiter);
+	hcbs_note("SCHED_OTHER owner boosted by a root FIFO 20 waiter (priority %d), moved into a 0-runtime group: %s (priority then %d); the waiter %s after %.3f s",
+		  prio, prio < 0 ? errname(err) : "not tried", after,
+		  shm->lock_err ? strerror(shm->lock_err) : "acquired", shm->wait_ns / 1e9);
+	ASSERT_GT(0, prio) TH_LOG("the owner was not boosted in 2 s: not exercised");
+	EXPECT_EQ(0, err) TH_LOG("a boosted SCHED_OTHER task refused by a 0-runtime group: %s",
+				 errname(err));
+	EXPECT_GT(0, after) TH_LOG("deboosted before the move: not exercised");
+	EXPECT_EQ(0, shm->lock_err);
+	/* 1 s of CPU at the waiter's priority, in or out of the group. */
+	EXPECT_LT(shm->wait_ns, 3 * HCBS_NSEC_PER_SEC);
+	if (!err) {
+		ASSERT_EQ(0, hcbs_task_cgroup(owner, in, sizeof(in)));
+		EXPECT_STREQ(z, in);
+		EXPECT_EQ(20, stat_prio(owner)) TH_LOG("the owner is not deboosted after it unlocked");
+	}
+	pi_release_owner(_metadata, shm, owner);
+	pi_shm_free(shm);
 }
 
 HCBS_TEST_MAIN
