@@ -62,6 +62,38 @@ static struct hcbs_hog *dl_sleeper(struct __test_metadata *_metadata,
 	return h;
 }
 
+/*
+ * A task that got far less than it should: what the scheduler has of it
+ * (state, CPU, switches, its deadline entity), for the log.
+ */
+static void note_task_sched(pid_t pid, const char *what)
+{
+	static const char *const keys[] = {
+		"se.sum_exec_runtime", "nr_switches", "nr_voluntary", "nr_involuntary",
+		"se.nr_migrations", "policy", "prio", "dl.runtime", "dl.deadline",
+		"dl.dl_throttled",
+	};
+	char path[64], line[256], stat[512];
+	unsigned int k;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (!hcbs_read_file(path, stat, sizeof(stat)))
+		hcbs_note("%s: /proc/%d/stat: %.200s", what, pid, stat);
+	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (!strncmp(line, keys[k], strlen(keys[k])) &&
+			    line[strlen(keys[k])] == ' ') {
+				line[strcspn(line, "\n")] = 0;
+				hcbs_note("%s: %s", what, line);
+			}
+	fclose(f);
+}
+
 /* Set @pid to SCHED_DEADLINE with bandwidth @bw (runtime / 1 s). */
 static int set_dl_bw(pid_t pid, double bw)
 {
@@ -180,6 +212,8 @@ TEST_F_TIMEOUT(coexist, deadline_task_beside_group, 60)
 	ASSERT_EQ(0, hcbs_measure_shares(pids, 2, window_ms, share));
 	hcbs_check_share(_metadata, "group 30/100", share[0], 0.3, TOL);
 	hcbs_check_share(_metadata, "SCHED_DEADLINE 10/50", share[1], 0.2, TOL);
+	if (share[1] < 0.2 - TOL)
+		note_task_sched(pids[1], "SCHED_DEADLINE 10/50");
 }
 
 /*
@@ -409,6 +443,8 @@ TEST_F_TIMEOUT(coexist, grub_reclaim_beside_group, 60)
 	hcbs_check_share(_metadata, "group 50/100 on CPU 1", share[1], 0.5, TOL);
 	hcbs_note("reclaiming deadline task: share %.4f (expected >= 0.10, its own)", share[2]);
 	EXPECT_GE(share[2], 0.1 - TOL);
+	if (share[2] < 0.1 - TOL)
+		note_task_sched(pids[2], "reclaiming deadline task");
 }
 
 /*
