@@ -39,6 +39,9 @@ hcbs_elapsed() { awk -v a="$1" -v b="$(hcbs_now)" 'BEGIN { printf "%.1f", b - a 
 #   BUG: ...                               BUG: KASAN:, BUG: KFENCE:,
 #                                          scheduling while atomic, NULL
 #                                          pointer, sleeping function, ...
+#   BUG CACHE (Not tainted): ...           SLUB debugging (slub_debug=):
+#                                          double free, poison or redzone
+#                                          overwritten, bad freelist
 #   kernel BUG at FILE:LINE!               BUG_ON()
 #   Oops: ...  /  <trap>: 0000 [#N]        oopses (new and old headers)
 #   general protection fault ...
@@ -52,7 +55,7 @@ hcbs_elapsed() { awk -v a="$1" -v b="$(hcbs_now)" 'BEGIN { printf "%.1f", b - a 
 # tests/harness/test_splat_formats.sh feeds console logs of each kind (and
 # of a sysrq dump, which must not match) to this expression.
 HCBS_KMSG_PREFIX_RE='^\[ *[0-9]+\.[0-9]+\] (\[ *[CT][0-9]+\] )?'
-HCBS_SPLAT_MSG_RE='(WARNING: CPU: [0-9]+ PID: [0-9]+ at |WARNING: (possible circular locking dependency detected|possible recursive locking detected|inconsistent lock state|possible irq lock inversion dependency detected|[A-Z]+-safe -> [A-Z]+-unsafe lock order detected|suspicious RCU usage|bad unlock balance detected|bad contention detected|held lock freed|lock held when returning to user space|lock held at task exit time|Nested lock was not taken|chain_key collision|.+ still has locks held)|BUG: |kernel BUG at |Oops: |[a-z0-9 ]+: [0-9a-f]{4} \[#[0-9]+\]|general protection fault|Kernel panic - not syncing|(rcu: )?INFO: [a-z_]+ (self-detected stall|detected (expedited )?stall)|INFO: task .+:[0-9]+ blocked for more than [0-9]+ seconds|watchdog: BUG: soft lockup|(NMI )?watchdog: Watchdog detected hard LOCKUP|UBSAN: )'
+HCBS_SPLAT_MSG_RE='(WARNING: CPU: [0-9]+ PID: [0-9]+ at |WARNING: (possible circular locking dependency detected|possible recursive locking detected|inconsistent lock state|possible irq lock inversion dependency detected|[A-Z]+-safe -> [A-Z]+-unsafe lock order detected|suspicious RCU usage|bad unlock balance detected|bad contention detected|held lock freed|lock held when returning to user space|lock held at task exit time|Nested lock was not taken|chain_key collision|.+ still has locks held)|BUG: |BUG [^ ]+ \((Not tainted|Tainted: [^)]*)\): |kernel BUG at |Oops: |[a-z0-9 ]+: [0-9a-f]{4} \[#[0-9]+\]|general protection fault|Kernel panic - not syncing|(rcu: )?INFO: [a-z_]+ (self-detected stall|detected (expedited )?stall)|INFO: task .+:[0-9]+ blocked for more than [0-9]+ seconds|watchdog: BUG: soft lockup|(NMI )?watchdog: Watchdog detected hard LOCKUP|UBSAN: )'
 HCBS_SPLAT_RE=$HCBS_KMSG_PREFIX_RE$HCBS_SPLAT_MSG_RE
 
 # hcbs_splat_lines LOG: the splat lines of a console log, in order (exit 1

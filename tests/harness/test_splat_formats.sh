@@ -69,6 +69,10 @@ splat hung '[  150.000000] INFO: task kworker/1:2:88 blocked for more than 122 s
 	'[  150.000002] "echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message.'
 splat soft_lockup '[   50.000000] watchdog: BUG: soft lockup - CPU#1 stuck for 26s! [hcbs-hog:501]'
 splat hard_lockup '[   50.000000] watchdog: Watchdog detected hard LOCKUP on cpu 1'
+splat slub_double_free '[    9.100000] BUG kmalloc-8 (Not tainted): Object already free' \
+	'[    9.100001] -----------------------------------------------------------------------------' \
+	'[    9.100002] Allocated in alloc_rt_sched_group+0x5e/0x1c0 age=12 cpu=1 pid=301'
+splat slub_tainted '[    9.100000] BUG kmalloc-1k (Tainted: G        W         ): Poison overwritten'
 splat kasan '[    8.000001] BUG: KASAN: slab-use-after-free in dl_server_stop+0x2c/0x80' \
 	'[    8.000002] Read of size 8 at addr ffff888003a4b2c8 by task test_hcbs_fuzz/512'
 splat ubsan '[    8.000000] UBSAN: shift-out-of-bounds in kernel/sched/rt.c:321:12'
