@@ -287,6 +287,60 @@ TEST_F_TIMEOUT(cpuset, disjoint_groups, 120)
 				 errname(err));
 }
 
+/* Write @runtime_ns to the fair server of @cpu: 0 or -errno. */
+static int fair_server_set(int cpu, long long runtime_ns)
+{
+	char path[128], val[32];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/sched/fair_server/cpu%d/runtime", cpu);
+	snprintf(val, sizeof(val), "%lld", runtime_ns);
+	return hcbs_write_str(path, val);
+}
+
+/*
+ * The fair server's debugfs file keeps the invariant that admission of
+ * the groups keeps: on each CPU the groups' servers and the fair server
+ * together within the global RT limit, since all of them are pinned to
+ * it.  With a group holding all but 0.02 of that on CPU 1, a fair server
+ * there larger by 0.05 must be refused (EBUSY) even though the root
+ * domain's sum over both CPUs has room, and one larger by 0.01 admitted.
+ */
+TEST_F(cpuset, fair_server_per_cpu)
+{
+	double g = hcbs_rt_global_bw(), fair = hcbs_fair_server_bw(1);
+	long long q, rt0, pd, rt;
+	char a[PATHLEN];
+	int err;
+
+	hcbs_fair_server(1, &rt0, &pd);
+	q = (long long)((self->free_bw - 0.02) * 100000);
+	ASSERT_LT(10000, q) TH_LOG("free per CPU %.4f: too little to reserve", self->free_bw);
+	group_on(_metadata, &self->env, "a", "1", q, 100000, a);
+	hcbs_note("global %.4f, fair server %.4f (%lld/%lld ns), group a %lld/100000 us on CPU 1",
+		  g, fair, rt0, pd, q);
+
+	rt = rt0 + (long long)(0.05 * pd);
+	err = fair_server_set(1, rt);
+	hcbs_note("fair server on CPU 1 to %lld ns (+0.05): %s (expected EBUSY)", rt, errname(err));
+	if (!err)
+		fair_server_set(1, rt0);
+	EXPECT_EQ(-EBUSY, err) TH_LOG("CPU 1 would hold %.4f of a limit of %.4f",
+				      q / 100000.0 + (double)rt / pd, g);
+	hcbs_fair_server(1, &rt, &pd);
+	EXPECT_EQ(rt0, rt) TH_LOG("the refused write changed the fair server");
+
+	rt = rt0 + (long long)(0.01 * pd);
+	err = fair_server_set(1, rt);
+	hcbs_note("fair server on CPU 1 to %lld ns (+0.01): %s (expected success)", rt, errname(err));
+	EXPECT_EQ(0, err);
+	/* And the group, now with less room, cannot grow past it either. */
+	if (!err)
+		expect_rt_max_fails(_metadata, a, q + 2000, 100000, EBUSY);
+	err = fair_server_set(1, rt0);
+	ASSERT_EQ(0, err) TH_LOG("restoring the fair server of CPU 1 to %lld ns: %s",
+				 rt0, errname(err));
+}
+
 /*
  * Overlapping cpusets: admission per CPU, and a cpuset change that would
  * overbook a CPU is refused with EBUSY; one that fits is made, and the
@@ -331,6 +385,60 @@ TEST_F(cpuset, overlap_refused)
 	want3[0] = 0;
 	want3[1] = 0.8;
 	expect_groups_bw(_metadata, want3, 2);
+}
+
+/*
+ * A reserved parent whose child takes all of it on one CPU has no runtime
+ * of its own there: an RT task of the parent's (or of a "max" child that
+ * runs in the parent's reservation) would run unreserved on that CPU, on
+ * the root runqueue, charged to nothing.  So no RT task may enter while
+ * such a gap exists (EPERM from sched_setscheduler(), a refused move),
+ * and the gap may not open while one is there (EBUSY), whichever comes
+ * first.
+ */
+TEST_F(cpuset, parent_gap_forbids_rt)
+{
+	char p[PATHLEN], c[PATHLEN], m[PATHLEN], buf[256];
+	struct hcbs_hog *h;
+	int err;
+
+	group_on(_metadata, &self->env, "p", "0-1", 40000, 100000, p);
+	err = hcbs_cg_write(p, "cgroup.subtree_control", "+cpu +cpuset");
+	ASSERT_EQ(0, err) TH_LOG("+cpu +cpuset in p: %s", errname(err));
+	ASSERT_EQ(0, hcbs_cg_path(c, PATHLEN, p, "c"));
+	ASSERT_EQ(0, hcbs_cg_path(m, PATHLEN, p, "m"));
+	ASSERT_EQ(0, hcbs_cg_create(c));
+	ASSERT_EQ(0, hcbs_cg_create(m));
+	ASSERT_EQ(0, hcbs_cg_write(c, "cpuset.cpus", "1"));
+
+	/* An RT task in p first: c may not take all of p on CPU 1. */
+	h = hcbs_hog(_metadata, &self->env, p, 0, SCHED_FIFO, HCBS_PRIO_GROUP);
+	expect_rt_max_fails(_metadata, c, 40000, 100000, EBUSY);
+	hcbs_hog_stop(h);
+
+	/* The gap first: p (and m, in p's reservation) take no RT task. */
+	ASSERT_EQ(0, hcbs_set_rt_max(c, 40000, 100000));
+	h = hcbs_hog(_metadata, &self->env, p, 0, SCHED_OTHER, 0);
+	err = hcbs_set_policy(h->pid, SCHED_FIFO, HCBS_PRIO_GROUP);
+	hcbs_note("sched_setscheduler(FIFO) in p, with no runtime of p's on CPU 1: %s (expected EPERM)",
+		  errname(err));
+	EXPECT_EQ(-EPERM, err);
+	EXPECT_EQ(SCHED_OTHER, sched_getscheduler(h->pid));
+	hcbs_hog_stop(h);
+	h = hcbs_hog(_metadata, &self->env, NULL, 0, SCHED_FIFO, 1);
+	err = hcbs_cg_attach(m, h->pid);
+	hcbs_note("moving a FIFO task into m (max, in p's reservation): %s (expected a refusal)",
+		  errname(err));
+	EXPECT_NE(0, err);
+	ASSERT_EQ(0, hcbs_cg_read(m, "cgroup.procs", buf, sizeof(buf)));
+	EXPECT_STREQ("", buf);
+	hcbs_hog_stop(h);
+
+	/* Closed again (c smaller), both work. */
+	ASSERT_EQ(0, hcbs_set_rt_max(c, 20000, 100000));
+	h = hcbs_hog(_metadata, &self->env, m, 0, SCHED_FIFO, HCBS_PRIO_GROUP);
+	EXPECT_EQ(SCHED_FIFO, sched_getscheduler(h->pid));
+	hcbs_hog_stop(h);
 }
 
 /*

@@ -44,7 +44,8 @@
  *         CPUs outside the parent's are not an error on cgroup v2 (the
  *         group then has its parent's);
  *       cgroup.procs: EINVAL (the group forbids RT: runtime 0 on it or on
- *         the reservation it runs in, or its servers have no runtime left),
+ *         the reservation it runs in, or its servers have no runtime left
+ *         on some of its CPUs),
  *         EBUSY (cgroup v2's no-internal-process rule: the group has
  *         controllers in cgroup.subtree_control and populated children) or
  *         EOPNOTSUPP (cgroup v2: a domain group below a group that holds

@@ -701,6 +701,54 @@ TEST_F(iface, rt_stat)
 }
 
 /*
+ * A period shortened while the group's server is throttled takes effect
+ * at once: the server's deadline comes in to at most one new period away
+ * (as sched_setattr() does for a deadline task), and so must its
+ * replenishment.  A group at 10 ms every second whose FIFO hog spent its
+ * budget gets 10 ms every 100 ms 100 ms into the period: its hog must run
+ * again about 100 ms after the write, not when the old period ends 900 ms
+ * later, and the late replenishment must not count as a lag.
+ */
+TEST_F_TIMEOUT(iface, period_change_while_throttled, 60)
+{
+	const unsigned int q_us = 10000, p_old_us = 1000000, p_new_us = 100000;
+	/* The new period, and the time a replenishment may take to run. */
+	const uint64_t limit_ns = (p_new_us + 50000) * 1000ULL;
+	long long lag0, lag1;
+	uint64_t c0, c, t0, t;
+	char g[PATHLEN];
+	struct hcbs_hog *h;
+
+	hcbs_group(_metadata, &self->env, "g", q_us, p_old_us, g, sizeof(g));
+	h = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO,
+		     HCBS_PRIO_GROUP);
+	/* Into a period after the first full one: throttled, 10 ms spent. */
+	hcbs_sleep_ms(1100);
+	ASSERT_EQ(0, hcbs_proc_cputime_ns(h->pid, &c0));
+	hcbs_sleep_ms(20);
+	ASSERT_EQ(0, hcbs_proc_cputime_ns(h->pid, &c));
+	ASSERT_EQ(c0, c) TH_LOG("the hog ran %.3f ms in 20 ms: not throttled",
+				(c - c0) / 1e6);
+	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "nr_lagged", &lag0));
+
+	t0 = hcbs_now_ns();
+	ASSERT_EQ(0, hcbs_cg_write(g, "cpu.rt.max", "%u %u", q_us, p_new_us));
+	do {
+		hcbs_sleep_ms(1);
+		ASSERT_EQ(0, hcbs_proc_cputime_ns(h->pid, &c));
+		t = hcbs_now_ns();
+	} while (c == c0 && t - t0 < 2 * p_old_us * 1000ULL);
+	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "nr_lagged", &lag1));
+	hcbs_note("period %u -> %u us while throttled: the hog ran again %.1f ms after the write (limit %.0f ms: the new period and 50 ms for the replenishment to run); nr_lagged +%lld",
+		  p_old_us, p_new_us, (t - t0) / 1e6, limit_ns / 1e6, lag1 - lag0);
+	EXPECT_NE(c0, c) TH_LOG("the hog did not run for 2 s after the write");
+	EXPECT_LT(t - t0, limit_ns) TH_LOG("replenished %.1f ms after the period became %u us",
+					   (t - t0) / 1e6, p_new_us);
+	EXPECT_EQ(lag0, lag1) TH_LOG("the period change counted as %lld lagged periods",
+				     lag1 - lag0);
+}
+
+/*
  * Create, reserve, move, re-prioritise, resize with tasks running,
  * unreserve and destroy: the root domain's reserved bandwidth ends where
  * it started, on every CPU.
