@@ -104,7 +104,7 @@ for line in open(sys.argv[1]):
 # harness/<name>.  A test_*.sh without its run bit fails (it would
 # otherwise never run, silently).
 run_harness_tests() {
-	local dir=$1 logdir=$2 kernel_ok=$3 t_path name log t rc why
+	local dir=$1 logdir=$2 kernel_ok=$3 t_path name log t rc why limit
 	for t_path in "$dir"/test_*.sh; do
 		[ -e "$t_path" ] || continue
 		name=harness/$(basename "$t_path" .sh)
@@ -118,7 +118,9 @@ run_harness_tests() {
 			result skip "$name" "the kernel did not build"
 			continue
 		fi
-		timeout -k 10 "${HCBS_HARNESS_TIMEOUT:-600}" "$t_path" >"$log" 2>&1
+		# A test that needs longer says so in a "# harness-timeout: S" line.
+		limit=$(sed -n 's/^# harness-timeout: \([0-9][0-9]*\)$/\1/p' "$t_path" | head -1)
+		timeout -k 10 "${HCBS_HARNESS_TIMEOUT:-${limit:-600}}" "$t_path" >"$log" 2>&1
 		rc=$?
 		why=$(grep -E '^# (FAIL|SKIP): ' "$log" | tail -1 | sed -E 's/^# (FAIL|SKIP): //')
 		case $rc in

@@ -33,8 +33,9 @@ expect_in() {
 	}
 }
 
-# need_kernel: skip unless the qemu flavour's kernel image is built
+# need_kernel: skip unless the kernel image of the flavour under test
+# ($HCBS_FLAVOUR, which scripts/run-tests sets; default qemu) is built
 need_kernel() {
-	HARNESS_KERNEL=$("$HARNESS_ROOT/scripts/build-kernel" --print-dir)/arch/x86/boot/bzImage
+	HARNESS_KERNEL=$("$HARNESS_ROOT/scripts/build-kernel" --flavour "${HCBS_FLAVOUR:-qemu}" --print-dir)/arch/x86/boot/bzImage
 	[ -f "$HARNESS_KERNEL" ] || skip "no kernel image at $HARNESS_KERNEL (run scripts/build-kernel)"
 }

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 need_kernel
 
-config=$("$HARNESS_ROOT/scripts/build-kernel" --print-dir)/.config
+config=${HARNESS_KERNEL%/arch/x86/boot/bzImage}/.config
 bad=0 n=0
 for frag in "$HARNESS_ROOT"/selftests/*/config; do
 	[ -f "$frag" ] || continue
@@ -21,7 +21,7 @@ for frag in "$HARNESS_ROOT"/selftests/*/config; do
 		got=$(grep -m1 -E "^($opt=|# $opt is not set)" "$config" || true)
 		case $got in "$opt="*) got=${got#*=} ;; *) got=n ;; esac
 		if [ "$got" != "$want" ]; then
-			diag "${frag#"$HARNESS_ROOT"/}: $opt=$want, but the qemu kernel has $got"
+			diag "${frag#"$HARNESS_ROOT"/}: $opt=$want, but the ${HCBS_FLAVOUR:-qemu} kernel has $got"
 			bad=1
 		fi
 	done <"$frag"
