@@ -7,8 +7,8 @@
 # state is given up when it is made and freed again when the session
 # ends; with off-stack cpumasks (MAXSMP, or DEBUG_PER_CPU_MAPS) a free of
 # a group's reservation CPUs there is a double free.  SLUB's consistency
-# checks (slub_debug=FZPU on the kernel command line, which vm-run's
-# callers give the test boots) report one as "BUG kmalloc-8 ...: Object
+# checks (slub_debug=FZPU,kmalloc-8,... on the kernel command line, which
+# scripts/run-tests gives the test boot) report one as "BUG kmalloc-8 ...: Object
 # already free"; the splat scan fails the boot on it, and this test looks
 # for it in the kernel log as well.
 echo "TAP version 13"
@@ -29,7 +29,7 @@ slab=/sys/kernel/slab/kmalloc-8
 if [ "$(cat $slab/sanity_checks 2>/dev/null)" = 1 ] && [ "$(cat $slab/poison 2>/dev/null)" = 1 ]; then
 	echo "ok 2 SLUB consistency checks and poisoning are on (kmalloc-8)"
 else
-	echo "not ok 2 SLUB consistency checks and poisoning are on (kmalloc-8: sanity_checks $(cat $slab/sanity_checks 2>/dev/null || echo '?'), poison $(cat $slab/poison 2>/dev/null || echo '?'); boot with slub_debug=FZPU)"
+	echo "not ok 2 SLUB consistency checks and poisoning are on (kmalloc-8: sanity_checks $(cat $slab/sanity_checks 2>/dev/null || echo '?'), poison $(cat $slab/poison 2>/dev/null || echo '?'); boot with slub_debug=FZPU,kmalloc-8)"
 	rc=1
 fi
 

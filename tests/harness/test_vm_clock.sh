@@ -7,15 +7,15 @@
 # workload booted twice on the virtual clock, once on a quiet host and
 # once beside as many busy loops as the host has CPUs: a FIFO hog of a
 # 30/100 ms group beside a root FIFO hog on CPU 1 gets the same share of
-# its CPU in both boots (measured over whole periods: within 0.001, and
-# 0.3 within 0.002, the kernel's own accuracy), and cyclictest's worst wake-up latency (1000 loops of
+# its CPU in both boots over 6 s (within 0.006, and 0.3 within 0.006: the
+# window's ends fall anywhere in a period, up to one budget of 30 ms in
+# 6 s), and cyclictest's worst wake-up latency (1000 loops of
 # 1 ms, FIFO 95, on CPU 0) is the same within 20 us, where the host's
 # clock under the same load moves it by milliseconds.  What varies
 # between two boots on this clock: where the guest's timers fall against
 # the instants the emulated devices (9p, console) answer, which the host
-# decides, and with it how far each period's budget overruns before the
-# hrtick handler stops it (tens of microseconds, 0.0005 of the share over
-# 20 periods seen); the allowances cover that.
+# decides, and with it where the measured window falls in the periods;
+# the allowances cover that.
 # harness-timeout: 900
 . "$(dirname "$0")/lib.sh"
 need_kernel
@@ -35,27 +35,11 @@ spin() { while :; do :; done; }
 spin & root=$!; taskset -p 2 $root >/dev/null; chrt -f -p 90 $root
 spin & hog=$!; echo $hog >$cg/g/cgroup.procs; taskset -p 2 $hog >/dev/null; chrt -f -p 10 $hog
 sleep 0.5
-# The hog's CPU time (schedstat, ns) from one throttle of its server to
-# another about 2 s later: over whole periods, so that where the window
-# falls in a period does not count.  A throttle is seen as the CPU time
-# standing still for 5 ms.
-throttled() {
-	local a b
-	read -r a _ </proc/$hog/schedstat
-	while :; do
-		sleep 0.005
-		read -r b _ </proc/$hog/schedstat
-		[ "$a" = "$b" ] && break
-		a=$b
-	done
-	echo "$b $(date +%s%N)"
-}
-read -r t0 u0 < <(throttled)
-sleep 1.9
-read -r t1 u1 < <(throttled)
-awk -v a=$t0 -v b=$t1 -v c=$u0 -v d=$u1 'BEGIN {
-	n = int((d - c) / 100e6 + 0.5)
-	printf "periods=%d\nshare=%.5f\n", n, (b - a) / (n * 100e6) }'
+# The hog's CPU time (schedstat, ns) over 6 s of guest time
+read -r t0 _ </proc/$hog/schedstat; u0=$(date +%s%N)
+sleep 6
+read -r t1 _ </proc/$hog/schedstat; u1=$(date +%s%N)
+awk -v a=$t0 -v b=$t1 -v c=$u0 -v d=$u1 'BEGIN { printf "share=%.5f\n", (b - a) / (d - c) }'
 kill $hog $root
 cyclictest -q -m -a 0 -p 95 -i 1000 -l 1000 2>/dev/null | awk '/Max:/ { print "maxlat=" $NF }'
 GUEST
@@ -79,10 +63,10 @@ kill "${loops[@]}" 2>/dev/null; wait "${loops[@]}" 2>/dev/null
 sq=$(get quiet share) sl=$(get loaded share) lq=$(get quiet maxlat) ll=$(get loaded maxlat)
 diag "quiet host: share $sq, cyclictest max $lq us; $(nproc) busy loops on the host: share $sl, max $ll us"
 [ -n "$sq" ] && [ -n "$sl" ] && [ -n "$lq" ] && [ -n "$ll" ] || fail "a figure is missing from a boot's output"
-awk -v a="$sq" -v b="$sl" 'BEGIN { d = a - b; exit !(d < 0.001 && d > -0.001) }' ||
-	fail "the group's share moved with host load: $sq quiet, $sl loaded (allowed 0.001)"
-awk -v a="$sq" 'BEGIN { d = a - 0.3; exit !(d < 0.002 && d > -0.002) }' ||
-	fail "the group's share is $sq, not 0.3 within 0.002"
+awk -v a="$sq" -v b="$sl" 'BEGIN { d = a - b; exit !(d < 0.006 && d > -0.006) }' ||
+	fail "the group's share moved with host load: $sq quiet, $sl loaded (allowed 0.006: where the 6 s window falls in a period)"
+awk -v a="$sq" 'BEGIN { d = a - 0.3; exit !(d < 0.006 && d > -0.006) }' ||
+	fail "the group's share is $sq, not 0.3 within 0.006"
 awk -v a="$lq" -v b="$ll" 'BEGIN { d = a - b; exit !(d <= 20 && d >= -20) }' ||
 	fail "cyclictest's worst latency moved with host load: $lq us quiet, $ll us loaded (allowed 20 us)"
 diag "on the virtual clock the figures do not move with host load"
