@@ -9,13 +9,16 @@
 # 30/100 ms group beside a root FIFO hog on CPU 1 gets the same share of
 # its CPU in both boots over 6 s (within 0.006, and 0.3 within 0.006: the
 # window's ends fall anywhere in a period, up to one budget of 30 ms in
-# 6 s), and cyclictest's worst wake-up latency (1000 loops of
-# 1 ms, FIFO 95, on CPU 0) is the same within 20 us, where the host's
-# clock under the same load moves it by milliseconds.  What varies
-# between two boots on this clock: where the guest's timers fall against
-# the instants the emulated devices (9p, console) answer, which the host
-# decides, and with it where the measured window falls in the periods;
-# the allowances cover that.
+# 6 s), and cyclictest's wake-up latency (2000 loops of 1 ms, FIFO 95,
+# on CPU 0) has the same average and 99th percentile within 10 us, where
+# the host's clock under the same load moves them by milliseconds.  What
+# varies between two boots on this clock: where the guest's timers fall
+# against the instants the emulated devices (9p, console) answer, which
+# the host decides, and with it where the measured window falls in the
+# periods; the allowances cover that.  The worst single wake-up is
+# printed, not compared: one event landing on one of the 2000
+# wake-ups sets it (a quiet boot once measured 114 us against 26 us
+# beside busy loops, the host's load on the good side).
 # harness-timeout: 900
 . "$(dirname "$0")/lib.sh"
 need_kernel
@@ -40,8 +43,15 @@ read -r t0 _ </proc/$hog/schedstat; u0=$(date +%s%N)
 sleep 6
 read -r t1 _ </proc/$hog/schedstat; u1=$(date +%s%N)
 awk -v a=$t0 -v b=$t1 -v c=$u0 -v d=$u1 'BEGIN { printf "share=%.5f\n", (b - a) / (d - c) }'
-kill $hog $root
-cyclictest -q -m -a 0 -p 95 -i 1000 -l 1000 2>/dev/null | awk '/Max:/ { print "maxlat=" $NF }'
+kill $hog $root; wait $hog $root 2>/dev/null || true
+cyclictest -q -m -t1 -a 0 -p 95 -i 1000 -l 2000 -h 2000 2>/dev/null | awk '
+	/^[0-9]+[ \t]+[0-9]+/ { n[$1 + 0] = $2 + 0; tot += $2 }
+	/^# Avg Latencies:/ { print "avglat=" $4 + 0 }
+	/^# Max Latencies:/ { print "maxlat=" $4 + 0 }
+	END {
+		for (us = 0; us <= 2000 && tot; us++) { c += n[us]; if (c >= 0.99 * tot) break }
+		if (tot) print "p99lat=" us
+	}'
 GUEST
 boot() {
 	"$HARNESS_ROOT/scripts/vm-run" --clock virtual --timeout 600 --log "$HARNESS_TMP/$1.console" \
@@ -60,13 +70,16 @@ boot loaded; rc=$?
 kill "${loops[@]}" 2>/dev/null; wait "${loops[@]}" 2>/dev/null
 [ $rc = 0 ] || { sed 's/^/# | /' "$HARNESS_TMP/loaded.out" | tail -30; fail "the boot beside $(nproc) busy loops failed"; }
 
-sq=$(get quiet share) sl=$(get loaded share) lq=$(get quiet maxlat) ll=$(get loaded maxlat)
-diag "quiet host: share $sq, cyclictest max $lq us; $(nproc) busy loops on the host: share $sl, max $ll us"
-[ -n "$sq" ] && [ -n "$sl" ] && [ -n "$lq" ] && [ -n "$ll" ] || fail "a figure is missing from a boot's output"
-awk -v a="$sq" -v b="$sl" 'BEGIN { d = a - b; exit !(d < 0.006 && d > -0.006) }' ||
+sq=$(get quiet share) sl=$(get loaded share)
+aq=$(get quiet avglat) al=$(get loaded avglat) pq=$(get quiet p99lat) pl=$(get loaded p99lat)
+mq=$(get quiet maxlat) ml=$(get loaded maxlat)
+diag "quiet host: share $sq, cyclictest avg/p99/max $aq/$pq/$mq us; $(nproc) busy loops on the host: share $sl, $al/$pl/$ml us"
+for v in sq sl aq al pq pl mq ml; do [ -n "${!v}" ] || fail "a figure ($v) is missing from a boot's output"; done
+within() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { exit !(a - b <= d && b - a <= d) }'; }
+within "$sq" "$sl" 0.006 ||
 	fail "the group's share moved with host load: $sq quiet, $sl loaded (allowed 0.006: where the 6 s window falls in a period)"
-awk -v a="$sq" 'BEGIN { d = a - 0.3; exit !(d < 0.006 && d > -0.006) }' ||
-	fail "the group's share is $sq, not 0.3 within 0.006"
-awk -v a="$lq" -v b="$ll" 'BEGIN { d = a - b; exit !(d <= 20 && d >= -20) }' ||
-	fail "cyclictest's worst latency moved with host load: $lq us quiet, $ll us loaded (allowed 20 us)"
+within "$sq" 0.3 0.006 || fail "the group's share is $sq, not 0.3 within 0.006"
+within "$aq" "$al" 10 || fail "cyclictest's average latency moved with host load: $aq us quiet, $al us loaded (allowed 10 us)"
+within "$pq" "$pl" 10 || fail "cyclictest's 99th percentile moved with host load: $pq us quiet, $pl us loaded (allowed 10 us)"
+diag "the worst single wake-up ($mq us quiet, $ml us loaded) is not compared: one event among 2000 wake-ups sets it"
 diag "on the virtual clock the figures do not move with host load"
