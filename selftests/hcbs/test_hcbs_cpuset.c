@@ -13,9 +13,13 @@
  * is for an emulated guest (TCG) whose vCPUs the host preempts.
  */
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -752,6 +756,116 @@ TEST_F(cpuset, default_all_cpus)
 	hcbs_group(_metadata, &self->env, "g", 30000, 100000, g, sizeof(g));
 	expect_file(_metadata, g, "cpu.rt.cpus", possible);
 	expect_groups_bw(_metadata, want, 2);
+}
+
+/*
+ * A cpuset.cpus write and a cpu.rt.max write that each fit alone but not
+ * together, made at the same instant from the two CPUs: at most one may
+ * be accepted.  b (0.2 of the free bandwidth, on CPU 1) grows onto CPU 0,
+ * where a holds 0.6, while b's reservation grows to 0.6: each fits alone,
+ * both would put 1.2 on CPU 0.  Each round starts the two writes together
+ * (a shared counter both spin on), one of them delayed by 0 to 40 us (a
+ * sweep over the rounds, so that one write's checks fall all along the
+ * other's path); if both are accepted the round overbooked CPU 0.  The cpuset write used to check the reservations,
+ * drop the lock and commit the CPUs later, so a reservation written in
+ * between was checked on b's old CPUs and the cpuset's new ones were
+ * applied unchecked.
+ */
+#define RACE_ROUNDS 800
+#define RACE_SWEEP 80		/* rounds per sweep of the delay, 1 us a step */
+
+struct race {
+	volatile int go, ready, round;	/* the child's progress */
+	volatile int cpus_err;		/* its cpuset.cpus write */
+};
+
+/* Round @round delays the child (< 0) or the parent (> 0) by this, in ns. */
+static long long race_delay(int round)
+{
+	return (long long)(round % RACE_SWEEP - RACE_SWEEP / 2) * 1000;
+}
+
+static void spin_ns(long long ns)
+{
+	uint64_t end = hcbs_now_ns() + (ns > 0 ? ns : 0);
+
+	while (hcbs_now_ns() < end)
+		;
+}
+
+static void race_child(struct race *r, const char *b)
+{
+	for (int round = 0; round < RACE_ROUNDS; round++) {
+		r->ready = round + 1;
+		while (r->go <= round)
+			;
+		spin_ns(-race_delay(round));
+		r->cpus_err = write_cpus(b, "0-1");
+		__atomic_store_n(&r->round, round + 1, __ATOMIC_RELEASE);
+	}
+	_exit(0);
+}
+
+TEST_F_TIMEOUT(cpuset, race_cpus_and_rt_max, 600)
+{
+	long long total[HCBS_MAX_CPUS], groups[HCBS_MAX_CPUS], base0, q_small, q_big;
+	int both = 0, neither = 0, over = 0, status, round;
+	const long long p = 100000;
+	char a[PATHLEN], b[PATHLEN];
+	struct race *r;
+	pid_t child;
+
+	if (self->env.nr_cpus < 2)
+		SKIP(return, "needs 2 CPUs");
+	q_small = (long long)(self->free_bw * 0.2 * p);
+	q_big = (long long)(self->free_bw * 0.6 * p);
+	ASSERT_LE(2, hcbs_dl_bw(total, groups, HCBS_MAX_CPUS));
+	base0 = groups[0];
+	group_on(_metadata, &self->env, "a", "0", q_big, p, a);
+	group_on(_metadata, &self->env, "b", "1", q_small, p, b);
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, r);
+	memset(r, 0, sizeof(*r));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		hcbs_pin_cpu(0, 1);
+		race_child(r, b);
+	}
+	ASSERT_EQ(0, hcbs_pin_cpu(0, 0));
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		int max_err;
+
+		while (r->ready <= round)
+			;
+		r->go = round + 1;
+		spin_ns(race_delay(round));
+		max_err = hcbs_set_rt_max(b, q_big, p);
+		while (__atomic_load_n(&r->round, __ATOMIC_ACQUIRE) <= round)
+			;
+		if (!max_err && !r->cpus_err)
+			both++;
+		else if (max_err && r->cpus_err)
+			neither++;
+		ASSERT_LE(2, hcbs_dl_bw(total, groups, HCBS_MAX_CPUS));
+		if (groups[0] - base0 > hcbs_bw(q_big, p) + hcbs_bw(q_small, p) + TOL_BW)
+			over++;
+		if ((!max_err && !r->cpus_err) && both == 1)
+			TH_LOG("round %d: cpuset.cpus '0-1' %s, cpu.rt.max %lld %lld %s, CPU 0 holds %.4f",
+			       round, errname(r->cpus_err), q_big, p, errname(max_err),
+			       (double)(groups[0] - base0) / HCBS_BW_UNIT);
+		/* Back: b small (fits anywhere), then on CPU 1 only. */
+		ASSERT_EQ(0, hcbs_set_rt_max(b, q_small, p));
+		ASSERT_EQ(0, write_cpus(b, "1"));
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	hcbs_note("%d rounds of a cpuset.cpus and a cpu.rt.max write at once (one delayed by up to 40 us): %d both accepted, %d both refused, %d with CPU 0 above a + b",
+		  RACE_ROUNDS, both, neither, over);
+	EXPECT_EQ(0, both) TH_LOG("two writes that fit only one at a time were both accepted");
+	EXPECT_EQ(0, over) TH_LOG("CPU 0's rt_groups_bw held more than a and b can");
+	EXPECT_EQ(0, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	munmap(r, sizeof(*r));
 }
 
 HCBS_TEST_MAIN
