@@ -118,6 +118,23 @@ run_case case_fail guest g9 0; red $? case_fail "a failed case of a C test, name
 good g8; : >g8/list; : >g8/res; : >g8/cases
 run_case filtered guest g8 0 --suite baseline --filter 'nothing/*'; green $? filtered "manifest entries outside --suite/--filter are not checked"
 
+# The two boots of a TCG run: the virtual clock's set (selftests/virtual-clock)
+# and the host's; each is checked for its own tests only, and a test of a
+# set that did not report is still a failure.
+printf '%s\n' "# timing tests" "probes/test_latency.sh  timing" >clocks
+mkdir -p gv gh
+listed probes/test_latency.sh >gv/list; echo "probes/test_latency.sh	pass	5.0	" >gv/res
+echo "probes/test_latency.sh	p99 below 1 ms	pass	" >gv/cases
+run_case clock_virtual guest gv 0 --clock-set virtual --clock-list "$HARNESS_TMP/clocks"
+green $? clock_virtual "the virtual clock's boot: only its own tests are checked"
+good gh; sed -i '/^probes/d' gh/list gh/res gh/cases
+run_case clock_host guest gh 0 --clock-set host --clock-list "$HARNESS_TMP/clocks"
+green $? clock_host "the host clock's boot: the timing tests are not its to run"
+mkdir -p gv2; listed probes/test_latency.sh >gv2/list; : >gv2/cases
+run_case clock_missing guest gv2 125 --clock-set virtual --clock-list "$HARNESS_TMP/clocks"
+red $? clock_missing "a test of the virtual clock's boot that never reported" \
+	'probes/test_latency.sh \(did not run: the guest stopped first'
+
 # ---------------------------------------------------------------- harness scripts
 mkdir -p hdir
 printf '#!/bin/bash\nexit 0\n' >hdir/test_ok.sh && chmod +x hdir/test_ok.sh

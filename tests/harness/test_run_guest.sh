@@ -4,8 +4,9 @@
 # selftests/run-guest, run on the host over a fake tree: finds source and
 # meson-built tests in suite order, honours settings' timeout, maps exit
 # codes to pass/skip/fail with the skip reason, selects with --suite and
-# --filter, and writes the result file the host reads back (a failed
-# case with its failed assertion).
+# --filter, splits by clock with --clock-set (selftests/virtual-clock),
+# and writes the result file the host reads back (a failed case with its
+# failed assertion).
 . "$(dirname "$0")/lib.sh"
 
 root=$HARNESS_TMP/root build=$HARNESS_TMP/build
@@ -49,4 +50,20 @@ run --filter '*/test_pass*' --filter 'hcbs/test_built' >"$HARNESS_TMP/tap2" 2>&1
 expect_in "$HARNESS_TMP/tap2" '^1\.\.2$' "--filter selects two tests"
 run --suite nosuch >/dev/null 2>&1
 [ $? = 2 ] || fail "an unknown suite is not a usage error"
-diag "pass, skip (with reason), fail, timeout, built tests, filters, result and cases files all as expected"
+
+# --clock-set: the tests selftests/virtual-clock lists, or all the others,
+# intersected with --filter
+printf '%s\n' "# the timing tests" "hcbs/test_built   a comment" "baseline/test_sk*" >"$root/selftests/virtual-clock"
+list() { run --list "$@" 2>&1 | cut -f1 | tr '\n' ' '; }
+[ "$(list --clock-set virtual)" = "baseline/test_skip.sh hcbs/test_built " ] ||
+	fail "--clock-set virtual lists: $(list --clock-set virtual)"
+[ "$(list --clock-set host)" = "baseline/test_pass.sh hcbs/test_fail.sh hcbs/test_hang.sh " ] ||
+	fail "--clock-set host lists: $(list --clock-set host)"
+[ "$(list --clock-set virtual --filter 'hcbs/*')" = "hcbs/test_built " ] ||
+	fail "--clock-set virtual --filter 'hcbs/*' lists: $(list --clock-set virtual --filter 'hcbs/*')"
+run --clock-set both --list >/dev/null 2>&1
+[ $? = 2 ] || fail "an unknown clock set is not a usage error"
+rm "$root/selftests/virtual-clock"
+run --clock-set host --list >/dev/null 2>&1
+[ $? = 2 ] || fail "--clock-set without selftests/virtual-clock is not a usage error"
+diag "pass, skip (with reason), fail, timeout, built tests, filters, clock sets, result and cases files all as expected"
