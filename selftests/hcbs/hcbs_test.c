@@ -935,6 +935,13 @@ bool hcbs_machine_slow(void)
 	return e && !strcmp(e, "yes");
 }
 
+bool hcbs_clock_virtual(void)
+{
+	const char *e = getenv("HCBS_CLOCK");
+
+	return e && !strcmp(e, "virtual");
+}
+
 const char *hcbs_tmp_dir(void)
 {
 	const char *t = getenv("HCBS_TMP");

@@ -294,6 +294,12 @@ int hcbs_proc_migrations(pid_t pid, uint64_t *n);
  */
 unsigned int hcbs_window_ms(unsigned int dflt);
 bool hcbs_machine_slow(void);
+/*
+ * The guest runs on QEMU's virtual clock (scripts/vm-run --clock virtual,
+ * $HCBS_CLOCK): its time counts its own instructions, nothing outside
+ * moves it, and a timing check may hold the kernel to its own accuracy.
+ */
+bool hcbs_clock_virtual(void);
 
 /* Writable scratch directory: $HCBS_TMP, else /tmp. */
 const char *hcbs_tmp_dir(void);

@@ -22,7 +22,17 @@
 #include "hcbs_ksft.h"
 
 #define PATHLEN 512
-#define TOL 0.01	/* of a CPU */
+/*
+ * Tolerance of a share, of a CPU.  Windows are whole periods of every
+ * server measured, so on the virtual clock (hcbs_clock_virtual()) only
+ * the kernel's own accounting can move a share: 0.002 (measured within
+ * 0.0008).  Elsewhere 0.01 covers a machine's timer and interrupt
+ * latency (and, under TCG on the host's clock, the host's preemption of
+ * the vCPUs).
+ */
+#define TOL_VIRTUAL 0.002
+#define TOL_MACHINE 0.01
+#define TOL (hcbs_clock_virtual() ? TOL_VIRTUAL : TOL_MACHINE)
 
 /* The competing group: 20 ms every 50 ms. */
 #define OTHER_Q_US 20000
@@ -40,9 +50,17 @@ FIXTURE_VARIANT_ADD(accuracy, g30_100) { .q_us = 30000, .p_us = 100000 };
 FIXTURE_VARIANT_ADD(accuracy, g2_10) { .q_us = 2000, .p_us = 10000 };
 FIXTURE_VARIANT_ADD(accuracy, g8_18) { .q_us = 8000, .p_us = 18000 };
 
+static void note_tolerance(void)
+{
+	hcbs_note("share tolerance %.3f of a CPU (%s)", TOL,
+		  hcbs_clock_virtual() ? "virtual clock: whole periods, only the kernel's accounting moves a share"
+				       : "a machine's timer and interrupt latency");
+}
+
 FIXTURE_SETUP(accuracy)
 {
 	HCBS_ENV_SETUP(&self->env, "accuracy");
+	note_tolerance();
 }
 
 FIXTURE_TEARDOWN_PARENT(accuracy)
@@ -118,6 +136,7 @@ FIXTURE(sched) {
 FIXTURE_SETUP(sched)
 {
 	HCBS_ENV_SETUP(&self->env, "sched");
+	note_tolerance();
 }
 
 FIXTURE_TEARDOWN_PARENT(sched)
@@ -309,7 +328,11 @@ TEST_F_TIMEOUT(sched, rewrite_keeps_budget, 60)
 	share = (double)(c1 - c0) / (double)(hcbs_now_ns() - t0);
 	hcbs_note("%u writes of cpu.rt.max (9990 or 10000 / 100000 us) in %u ms", writes,
 		  window_ms);
-	hcbs_check_share(_metadata, "group ~10/100 while rewritten", share, 0.1, TOL);
+	/*
+	 * Each write may start a period part-way; what this checks is that
+	 * the writes do not add up to a budget more, so 0.01 on any clock.
+	 */
+	hcbs_check_share(_metadata, "group ~10/100 while rewritten", share, 0.1, TOL_MACHINE);
 }
 
 /*
