@@ -23,6 +23,23 @@ hcbs_build_dir() {
 }
 
 hcbs_now() { date +%s.%N; }
+
+# hcbs_timing_clock CLOCK VM-RUN-ARGS... -> the --clock of scripts/vm-run
+# for a timing run: CLOCK itself if it is host or virtual; for auto,
+# virtual when the guest would run under TCG (vm-run --print-accel with
+# VM-RUN-ARGS: --accel, --kernel, --flavour), host (under KVM: the
+# hardware's clock) otherwise.
+hcbs_timing_clock() {
+	local clock=$1 accel
+	shift
+	case $clock in
+	host|virtual) echo "$clock"; return 0 ;;
+	auto) ;;
+	*) hcbs_die "clock '$clock' is not auto, virtual or host" ;;
+	esac
+	accel=$("$HCBS_ROOT/scripts/vm-run" "$@" --print-accel 2>/dev/null) || accel=tcg
+	if [ "$accel" = kvm ]; then echo host; else echo virtual; fi
+}
 hcbs_elapsed() { awk -v a="$1" -v b="$(hcbs_now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # Kernel splats: console lines (with a printk timestamp, and the caller id
