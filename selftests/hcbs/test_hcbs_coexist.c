@@ -980,6 +980,69 @@ TEST_F_TIMEOUT(coexist, rcu_reader_throttled, 120)
 }
 
 /*
+ * The priority of @pid in /proc/<pid>/stat (20 for nice 0, -21 for FIFO
+ * 20) once it is negative, a boost, or after 2 s of waiting for one.
+ */
+static int wait_boosted(pid_t pid)
+{
+	int prio = 0;
+
+	for (int i = 0; i < 1000; i++) {
+		prio = stat_prio(pid);
+		if (prio < 0)
+			break;
+		hcbs_sleep_ms(2);
+	}
+	return prio;
+}
+
+/*
+ * @owner (SCHED_OTHER, holding shm's mutex for 1 s of CPU) is boosted by
+ * a root FIFO 20 waiter; while the boost lasts, @act(@cg, @owner) runs
+ * once.  Its result is returned: 0 or a negative errno.  @what names the
+ * action in the figures printed.  The owner must have been boosted before
+ * and still be after the action, and the waiter must get the mutex.
+ */
+static int while_boosted(struct __test_metadata *_metadata, struct pi_shm *shm,
+			 pid_t owner, const char *what,
+			 int (*act)(const char *cg, pid_t owner), const char *cg)
+{
+	int prio, after = 0, err = -1;
+	pid_t waiter;
+
+	/* Fault in what the loop runs: the boost lasts 1 s of CPU. */
+	ASSERT_EQ(20, stat_prio(owner));
+	waiter = pi_process_on(_metadata, shm, pi_waiter, NULL, SCHED_FIFO, 20,
+			       HCBS_CTL_CPU);
+	prio = wait_boosted(owner);
+	if (prio < 0) {
+		err = act(cg, owner);
+		after = stat_prio(owner);
+	}
+	pi_wait(_metadata, waiter);
+	hcbs_note("SCHED_OTHER owner boosted by a root FIFO 20 waiter (priority %d), %s: %s (priority then %d); the waiter %s after %.3f s",
+		  prio, what, prio < 0 ? errname(err) : "not tried", after,
+		  shm->lock_err ? strerror(shm->lock_err) : "acquired", shm->wait_ns / 1e9);
+	EXPECT_GT(0, prio) TH_LOG("the owner was not boosted in 2 s: not exercised");
+	EXPECT_GT(0, after) TH_LOG("deboosted before the action: not exercised");
+	EXPECT_EQ(0, shm->lock_err);
+	/* 1 s of CPU at the waiter's priority, in or out of the group. */
+	EXPECT_LT(shm->wait_ns, 3 * HCBS_NSEC_PER_SEC);
+	return err;
+}
+
+static int move_into(const char *cg, pid_t owner)
+{
+	return hcbs_cg_attach(cg, owner);
+}
+
+static int set_zero_runtime(const char *cg, pid_t owner)
+{
+	(void)owner;
+	return hcbs_set_rt_max(cg, 0, 100000);
+}
+
+/*
  * A task is let into a group by its own policy, not by a priority it
  * inherits for a while.  A SCHED_OTHER lock owner boosted by a root FIFO
  * waiter (or an RCU reader boosted by rcub, as happens at random beside
@@ -993,43 +1056,49 @@ TEST_F_TIMEOUT(coexist, rcu_reader_throttled, 120)
 TEST_F_TIMEOUT(coexist, pi_boosted_other_moves_into_zero_group, 60)
 {
 	struct pi_shm *shm = pi_shm_new(_metadata, HCBS_NSEC_PER_SEC, 8);
-	int prio = 0, after = 0, err = -1, i;
 	char z[PATHLEN], in[PATHLEN];
-	pid_t owner, waiter;
+	pid_t owner;
+	int err;
 
 	hcbs_group(_metadata, &self->env, "zero", 0, 100000, z, sizeof(z));
 	owner = pi_process(_metadata, shm, pi_owner, NULL, SCHED_OTHER, 0);
 	pi_wait_locked(_metadata, shm);
-	/* Fault in what the loop below runs: the boost lasts 1 s of CPU. */
-	ASSERT_EQ(20, stat_prio(owner));
-	waiter = pi_process_on(_metadata, shm, pi_waiter, NULL, SCHED_FIFO, 20,
-			       HCBS_CTL_CPU);
-	/* /proc/<pid>/stat's priority: 20 for nice 0, -21 for FIFO 20. */
-	for (i = 0; i < 1000; i++) {
-		prio = stat_prio(owner);
-		if (prio < 0)
-			break;
-		hcbs_sleep_ms(2);
-	}
-	if (prio < 0) {
-		err = hcbs_cg_attach(z, owner);
-		after = stat_prio(owner);
-	}
-	pi_wait(_metadata, waiter);
-	hcbs_note("SCHED_OTHER owner boosted by a root FIFO 20 waiter (priority %d), moved into a 0-runtime group: %s (priority then %d); the waiter %s after %.3f s",
-		  prio, prio < 0 ? errname(err) : "not tried", after,
-		  shm->lock_err ? strerror(shm->lock_err) : "acquired", shm->wait_ns / 1e9);
-	ASSERT_GT(0, prio) TH_LOG("the owner was not boosted in 2 s: not exercised");
+	err = while_boosted(_metadata, shm, owner, "moved into a 0-runtime group", move_into, z);
 	EXPECT_EQ(0, err) TH_LOG("a boosted SCHED_OTHER task refused by a 0-runtime group: %s",
 				 errname(err));
-	EXPECT_GT(0, after) TH_LOG("deboosted before the move: not exercised");
-	EXPECT_EQ(0, shm->lock_err);
-	/* 1 s of CPU at the waiter's priority, in or out of the group. */
-	EXPECT_LT(shm->wait_ns, 3 * HCBS_NSEC_PER_SEC);
 	if (!err) {
 		ASSERT_EQ(0, hcbs_task_cgroup(owner, in, sizeof(in)));
 		EXPECT_STREQ(z, in);
 		EXPECT_EQ(20, stat_prio(owner)) TH_LOG("the owner is not deboosted after it unlocked");
+	}
+	pi_release_owner(_metadata, shm, owner);
+	pi_shm_free(shm);
+}
+
+/*
+ * The same holds for a reservation's writes: a group whose only task is
+ * a SCHED_OTHER lock owner, boosted by a root FIFO waiter, has no RT
+ * task, and its runtime may go to 0, as it may before and after the
+ * boost.  The kernel once judged by the boosted priority and refused the
+ * write with EBUSY for as long as the boost lasted.
+ */
+TEST_F_TIMEOUT(coexist, pi_boosted_other_allows_zero_runtime, 60)
+{
+	struct pi_shm *shm = pi_shm_new(_metadata, HCBS_NSEC_PER_SEC, 8);
+	char g[PATHLEN], max[64];
+	pid_t owner;
+	int err;
+
+	hcbs_group(_metadata, &self->env, "g", 30000, 100000, g, sizeof(g));
+	owner = pi_process(_metadata, shm, pi_owner, g, SCHED_OTHER, 0);
+	pi_wait_locked(_metadata, shm);
+	err = while_boosted(_metadata, shm, owner, "in a 30/100 ms group set to 0 100000",
+			    set_zero_runtime, g);
+	EXPECT_EQ(0, err) TH_LOG("runtime 0 refused for a group without RT tasks: %s",
+				 errname(err));
+	if (!err) {
+		ASSERT_EQ(0, hcbs_cg_read(g, "cpu.rt.max", max, sizeof(max)));
+		EXPECT_STREQ("0 100000", max);
 	}
 	pi_release_owner(_metadata, shm, owner);
 	pi_shm_free(shm);
