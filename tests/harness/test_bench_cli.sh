@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # scripts/bench and scripts/guest/bench refuse bad arguments with one line
+# (and a bad --clock of scripts/experiments and scripts/run-tests)
 # that says what is accepted, before building or booting anything, and
 # --help prints their documentation.
 . "$(dirname "$0")/lib.sh"
@@ -22,8 +23,11 @@ refused() {
 refused "$bench" --rounds 0 "--rounds '0': accepted: a number from 1"
 refused "$bench" --rounds x "--rounds 'x': accepted"
 refused "$bench" --accel qemu "--accel 'qemu': accepted: kvm, tcg, auto"
+refused "$bench" --clock wall "--clock 'wall': accepted: auto, virtual, host"
+refused "$HARNESS_ROOT/scripts/experiments" --clock wall "--clock 'wall': accepted: auto, virtual, host"
+refused "$HARNESS_ROOT/scripts/run-tests" --clock wall "--clock/HCBS_CLOCK 'wall' is not auto, virtual or host"
 refused "$bench" --only pipe,nope "unknown benchmark 'nope' \(accepted: pipe, jobcost, hackbench, admin, scale, latency, vran, accuracy\)"
-refused "$bench" --bogus "unknown option '--bogus' \(accepted: .*--nodebug, --irqtime; see --help\)"
+refused "$bench" --bogus "unknown option '--bogus' \(accepted: .*--clock C, .*--nodebug, --irqtime; see --help\)"
 refused env HCBS_BUILD="$HARNESS_TMP/nobuild" "$bench" --only pipe,jobcost "jobcost needs $HARNESS_TMP/nobuild/selftests/probes/periodic, which is not built \(meson setup .* or leave jobcost out with --only\)"
 refused env HCBS_BUILD="$HARNESS_TMP/nobuild" "$bench" "jobcost needs .*periodic, which is not built"
 refused "$guest" --out /dev/null --only nope "unknown benchmark 'nope'"
