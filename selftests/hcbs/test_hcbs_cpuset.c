@@ -868,4 +868,52 @@ TEST_F_TIMEOUT(cpuset, race_cpus_and_rt_max, 600)
 	munmap(r, sizeof(*r));
 }
 
+/*
+ * A cpuset change the cpuset controller does not check (cpuset taken out
+ * of a parent's subtree_control: the children's cpusets become the
+ * parent's) is taken up only by a checked write of the group itself, never
+ * by another group's.  p (0.6 on CPUs 0-1) holds c1 (0.6 on CPU 0) and c2
+ * (0.6 on CPU 1); without cpuset in p's subtree both would be on CPUs 0-1,
+ * 1.2 in p's 0.6 on each CPU.  A write to q, elsewhere, is accepted and
+ * leaves c1 and c2 where they were checked; c1's own write re-reads its
+ * CPUs, finds that it no longer fits, and is refused.  An accepted write
+ * to any group used to commit every group's re-read CPUs unchecked.
+ */
+TEST_F(cpuset, unreported_change_stays_checked)
+{
+	char p[PATHLEN], c1[PATHLEN], c2[PATHLEN], q[PATHLEN];
+	double want[2] = { 0.8, 0.8 };
+	int err;
+
+	group_on(_metadata, &self->env, "p", "0-1", 60000, 100000, p);
+	err = hcbs_cg_write(p, "cgroup.subtree_control", "+cpu +cpuset");
+	ASSERT_EQ(0, err) TH_LOG("+cpu +cpuset in p: %s", errname(err));
+	ASSERT_EQ(0, hcbs_cg_path(c1, PATHLEN, p, "c1"));
+	ASSERT_EQ(0, hcbs_cg_path(c2, PATHLEN, p, "c2"));
+	ASSERT_EQ(0, hcbs_cg_create(c1));
+	ASSERT_EQ(0, hcbs_cg_create(c2));
+	ASSERT_EQ(0, hcbs_cg_write(c1, "cpuset.cpus", "0"));
+	ASSERT_EQ(0, hcbs_cg_write(c2, "cpuset.cpus", "1"));
+	ASSERT_EQ(0, hcbs_set_rt_max(c1, 60000, 100000));
+	ASSERT_EQ(0, hcbs_set_rt_max(c2, 60000, 100000));
+	group_on(_metadata, &self->env, "q", "0-1", 10000, 100000, q);
+
+	err = hcbs_cg_write(p, "cgroup.subtree_control", "-cpuset");
+	ASSERT_EQ(0, err) TH_LOG("-cpuset in p: %s", errname(err));
+	/*
+	 * The children's cpuset states go offline after an RCU grace
+	 * period; until then they still give their own CPUs.
+	 */
+	hcbs_sleep_ms(500);
+	err = hcbs_set_rt_max(q, 20000, 100000);
+	hcbs_note("cpuset off in p's subtree, then q = 20000 100000: %s", errname(err));
+	EXPECT_EQ(0, err);
+	expect_file(_metadata, c1, "cpu.rt.cpus", "0");
+	expect_file(_metadata, c2, "cpu.rt.cpus", "1");
+	expect_groups_bw(_metadata, want, 2);
+	/* c1 on p's CPUs would put 1.2 in p's 0.6 on CPU 1. */
+	expect_rt_max_fails(_metadata, c1, 60000, 100000, EBUSY);
+	expect_file(_metadata, c1, "cpu.rt.cpus", "0");
+}
+
 HCBS_TEST_MAIN
