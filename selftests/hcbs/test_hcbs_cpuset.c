@@ -89,6 +89,41 @@ static void group_on(struct __test_metadata *_metadata, struct hcbs_env *env,
 	}
 }
 
+/* A parent group on CPUs 0-1 at @q us every 100 ms, cpu and cpuset on in its subtree. */
+static void parent_on_both(struct __test_metadata *_metadata, struct hcbs_env *env,
+			   long long q, char *out)
+{
+	int err;
+
+	group_on(_metadata, env, "p", "0-1", q, 100000, out);
+	err = hcbs_cg_write(out, "cgroup.subtree_control", "+cpu +cpuset");
+	ASSERT_EQ(0, err) TH_LOG("+cpu +cpuset in p: %s", errname(err));
+}
+
+/* A child @name of @parent, made in @out. */
+static void child_of(struct __test_metadata *_metadata, const char *parent,
+		     const char *name, char *out)
+{
+	ASSERT_EQ(0, hcbs_cg_path(out, PATHLEN, parent, name));
+	ASSERT_EQ(0, hcbs_cg_create(out));
+}
+
+/*
+ * The parent of parent_on_both() at 0.6 with c1 at 0.6 on CPU 0 and c2 at
+ * 0.6 on CPU 1: all of it on each CPU.
+ */
+static void parent_full_per_cpu(struct __test_metadata *_metadata, struct hcbs_env *env,
+				char *p, char *c1, char *c2)
+{
+	parent_on_both(_metadata, env, 60000, p);
+	child_of(_metadata, p, "c1", c1);
+	child_of(_metadata, p, "c2", c2);
+	ASSERT_EQ(0, hcbs_cg_write(c1, "cpuset.cpus", "0"));
+	ASSERT_EQ(0, hcbs_cg_write(c2, "cpuset.cpus", "1"));
+	ASSERT_EQ(0, hcbs_set_rt_max(c1, 60000, 100000));
+	ASSERT_EQ(0, hcbs_set_rt_max(c2, 60000, 100000));
+}
+
 static void expect_file(struct __test_metadata *_metadata, const char *cg,
 			const char *file, const char *want)
 {
@@ -406,13 +441,9 @@ TEST_F(cpuset, parent_gap_forbids_rt)
 	struct hcbs_hog *h;
 	int err;
 
-	group_on(_metadata, &self->env, "p", "0-1", 40000, 100000, p);
-	err = hcbs_cg_write(p, "cgroup.subtree_control", "+cpu +cpuset");
-	ASSERT_EQ(0, err) TH_LOG("+cpu +cpuset in p: %s", errname(err));
-	ASSERT_EQ(0, hcbs_cg_path(c, PATHLEN, p, "c"));
-	ASSERT_EQ(0, hcbs_cg_path(m, PATHLEN, p, "m"));
-	ASSERT_EQ(0, hcbs_cg_create(c));
-	ASSERT_EQ(0, hcbs_cg_create(m));
+	parent_on_both(_metadata, &self->env, 40000, p);
+	child_of(_metadata, p, "c", c);
+	child_of(_metadata, p, "m", m);
 	ASSERT_EQ(0, hcbs_cg_write(c, "cpuset.cpus", "1"));
 
 	/* An RT task in p first: c may not take all of p on CPU 1. */
@@ -455,21 +486,9 @@ TEST_F(cpuset, nested_per_cpu)
 	char p[PATHLEN], c1[PATHLEN], c2[PATHLEN], c3[PATHLEN];
 	double want[2] = { 0.6, 0.6 };
 	long long runtime = -1;
-	int err;
 
-	group_on(_metadata, &self->env, "p", "0-1", 60000, 100000, p);
-	err = hcbs_cg_write(p, "cgroup.subtree_control", "+cpu +cpuset");
-	ASSERT_EQ(0, err) TH_LOG("+cpu +cpuset in p: %s", errname(err));
-	ASSERT_EQ(0, hcbs_cg_path(c1, PATHLEN, p, "c1"));
-	ASSERT_EQ(0, hcbs_cg_path(c2, PATHLEN, p, "c2"));
-	ASSERT_EQ(0, hcbs_cg_path(c3, PATHLEN, p, "c3"));
-	ASSERT_EQ(0, hcbs_cg_create(c1));
-	ASSERT_EQ(0, hcbs_cg_create(c2));
-	ASSERT_EQ(0, hcbs_cg_create(c3));
-	ASSERT_EQ(0, hcbs_cg_write(c1, "cpuset.cpus", "0"));
-	ASSERT_EQ(0, hcbs_cg_write(c2, "cpuset.cpus", "1"));
-	ASSERT_EQ(0, hcbs_set_rt_max(c1, 60000, 100000));
-	ASSERT_EQ(0, hcbs_set_rt_max(c2, 60000, 100000));
+	parent_full_per_cpu(_metadata, &self->env, p, c1, c2);
+	child_of(_metadata, p, "c3", c3);
 	expect_file(_metadata, c1, "cpu.rt.cpus", "0");
 	expect_file(_metadata, c2, "cpu.rt.cpus", "1");
 	/* The parent is the one the root counts. */
@@ -885,17 +904,7 @@ TEST_F(cpuset, unreported_change_stays_checked)
 	double want[2] = { 0.8, 0.8 };
 	int err;
 
-	group_on(_metadata, &self->env, "p", "0-1", 60000, 100000, p);
-	err = hcbs_cg_write(p, "cgroup.subtree_control", "+cpu +cpuset");
-	ASSERT_EQ(0, err) TH_LOG("+cpu +cpuset in p: %s", errname(err));
-	ASSERT_EQ(0, hcbs_cg_path(c1, PATHLEN, p, "c1"));
-	ASSERT_EQ(0, hcbs_cg_path(c2, PATHLEN, p, "c2"));
-	ASSERT_EQ(0, hcbs_cg_create(c1));
-	ASSERT_EQ(0, hcbs_cg_create(c2));
-	ASSERT_EQ(0, hcbs_cg_write(c1, "cpuset.cpus", "0"));
-	ASSERT_EQ(0, hcbs_cg_write(c2, "cpuset.cpus", "1"));
-	ASSERT_EQ(0, hcbs_set_rt_max(c1, 60000, 100000));
-	ASSERT_EQ(0, hcbs_set_rt_max(c2, 60000, 100000));
+	parent_full_per_cpu(_metadata, &self->env, p, c1, c2);
 	group_on(_metadata, &self->env, "q", "0-1", 10000, 100000, q);
 
 	err = hcbs_cg_write(p, "cgroup.subtree_control", "-cpuset");
