@@ -12,28 +12,17 @@
 # (KVM); on the host's clock under TCG (KSFT_MACHINE_SLOW) the host's
 # preemption of a vCPU becomes lateness, and the test skips.
 set -u
-PERIODIC=${HCBS_BUILD:-$HCBS_ROOT/build}/selftests/probes/periodic
-CG=/sys/fs/cgroup G=/sys/fs/cgroup/hcbs-deadlines RUNS=3 JOBS=2500
-n=0 nfail=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); nfail=$((nfail + 1)); echo "not ok $n $*"; }
-skip() { echo "# SKIP $*"; exit 4; }
-cleanup() {
-	[ -d $G ] || return 0
-	for p in $(cat $G/cgroup.procs 2>/dev/null); do echo "$p" >$CG/cgroup.procs; done
-	rmdir $G
-}
-trap cleanup EXIT
+. "$(dirname "$0")/../probes/probes_lib.sh"
+G=$CGROOT/hcbs-deadlines RUNS=3 JOBS=2500
 
 echo "TAP version 13"
 [ -n "${KSFT_MACHINE_SLOW:-}" ] &&
 	skip "timing on a slow machine (KSFT_MACHINE_SLOW): the host's clock under TCG; run on the virtual clock"
 [ "$(id -u)" = 0 ] || skip "needs root"
-[ -x "$PERIODIC" ] || { not_ok "periodic is built ($PERIODIC)"; echo "1..$n"; exit 1; }
-[ -e $CG/cgroup.subtree_control ] || { not_ok "cgroup v2 at $CG"; echo "1..$n"; exit 1; }
-grep -qw cpu $CG/cgroup.subtree_control || echo +cpu >$CG/cgroup.subtree_control
-mkdir $G || { not_ok "mkdir $G"; echo "1..$n"; exit 1; }
-if echo "1200 2000" >$G/cpu.rt.max; then ok "group at 1.2/2 ms"; else not_ok "group at 1.2/2 ms"; echo "1..$n"; exit 1; fi
+check "periodic is built ($PERIODIC)" test -x "$PERIODIC" || finish
+grep -qw cpu $CGROOT/cgroup.subtree_control || echo +cpu >$CGROOT/cgroup.subtree_control
+mkdir $G && cgroups+=("$G")
+check "group at 1.2/2 ms" sh -c "echo '1200 2000' >$G/cpu.rt.max" || finish
 
 stat() { sed -n "s/^$1 //p" $G/cpu.rt.stat; }
 for run in $(seq $RUNS); do
@@ -41,13 +30,13 @@ for run in $(seq $RUNS); do
 	echo $$ >$G/cgroup.procs
 	$PERIODIC -T 2000 -C 300 -n $JOBS -r 50 -a 0 -N dl-a -l "$HCBS_TMP/a.$run" -w "$HCBS_TMP/go.$run" & a=$!
 	$PERIODIC -T 2000 -C 300 -n $JOBS -r 49 -a 0 -N dl-b -l "$HCBS_TMP/b.$run" -w "$HCBS_TMP/go.$run" & b=$!
-	echo $$ >$CG/cgroup.procs
+	echo $$ >$CGROOT/cgroup.procs
 	sleep 0.2
 	touch "$HCBS_TMP/go.$run"
 	wait $a; ra=$?
 	wait $b; rb=$?
 	if [ $ra != 0 ] || [ $rb != 0 ]; then
-		not_ok "run $run: periodic exited $ra and $rb"
+		fail "run $run: periodic exited $ra and $rb"
 		continue
 	fi
 	ma=$(awk '/^# jobs/ { print $5 }' "$HCBS_TMP/a.$run") mb=$(awk '/^# jobs/ { print $5 }' "$HCBS_TMP/b.$run")
@@ -58,8 +47,7 @@ for run in $(seq $RUNS); do
 	if [ "$ma" = 0 ] && [ "$mb" = 0 ]; then
 		ok "run $run: no deadline missed of $((2 * JOBS))"
 	else
-		not_ok "run $run: $((ma + mb)) of $((2 * JOBS)) deadlines missed"
+		fail "run $run: $((ma + mb)) of $((2 * JOBS)) deadlines missed"
 	fi
 done
-echo "1..$n"
-[ $nfail = 0 ]
+finish
