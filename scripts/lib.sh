@@ -23,6 +23,7 @@ hcbs_build_dir() {
 }
 
 hcbs_now() { date +%s.%N; }
+hcbs_elapsed() { awk -v a="$1" -v b="$(hcbs_now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # hcbs_timing_clock CLOCK VM-RUN-ARGS... -> the --clock of scripts/vm-run
 # for a timing run: CLOCK itself if it is host or virtual; for auto,
@@ -40,7 +41,14 @@ hcbs_timing_clock() {
 	accel=$("$HCBS_ROOT/scripts/vm-run" "$@" --print-accel 2>/dev/null) || accel=tcg
 	if [ "$accel" = kvm ]; then echo host; else echo virtual; fi
 }
-hcbs_elapsed() { awk -v a="$1" -v b="$(hcbs_now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# hcbs_wall_budget CLOCK SECONDS -> a host-side timeout for SECONDS of
+# guest time on CLOCK: the same on the host's clock; three times as much
+# on the virtual clock, where a busy guest second takes 2-3 s of wall
+# time (the vCPUs take turns on one host thread).
+hcbs_wall_budget() {
+	if [ "$1" = virtual ]; then echo $(($2 * 3)); else echo "$2"; fi
+}
 
 # Kernel splats: console lines (with a printk timestamp, and the caller id
 # of CONFIG_PRINTK_CALLER if any) that begin one of the kernel's own report
