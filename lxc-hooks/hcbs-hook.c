@@ -167,7 +167,9 @@ static int start_host(const struct hcbs_rt *to, const char *state_dir)
 		say(LOG_ERR, "LXC_PID '%s' is not a pid", pidstr);
 		return HCBS_EXIT_USAGE;
 	}
-	ret = hcbs_cgroup_of_pid(pid, dir, sizeof(dir), &version, err, sizeof(err));
+	/* A fake /proc, sysctls and fair servers in the test build only. */
+	ret = hcbs_cgroup_of_pid_in(hcbs_test_env("HCBS_TEST_PROC"), pid, dir, sizeof(dir),
+				    &version, err, sizeof(err));
 	if (ret) {
 		say(LOG_ERR, "cannot find the cgroup of init (pid %d): %s", (int)pid, err);
 		return HCBS_EXIT_NOTFOUND;
@@ -178,7 +180,9 @@ static int start_host(const struct hcbs_rt *to, const char *state_dir)
 		if (s && s != dir)
 			*s = '\0';
 	}
-	ret = hcbs_reserve(dir, to, NULL, NULL, err, sizeof(err), warn, sizeof(warn));
+	ret = hcbs_reserve(dir, to, hcbs_test_env("HCBSCTL_SYSCTL_DIR"),
+			   hcbs_test_env("HCBSCTL_FAIR_SERVER_DIR"), err, sizeof(err),
+			   warn, sizeof(warn));
 	if (warn[0])
 		say(LOG_WARNING, "%s", warn);
 	if (ret) {
@@ -229,7 +233,9 @@ static int stop(const char *state_dir)
 		return 0;	/* cgroup already gone */
 	to.runtime_us = HCBS_RT_MAX;
 	to.period_us = cur.period_us;
-	ret = hcbs_reserve(dir, &to, NULL, NULL, err, sizeof(err), warn, sizeof(warn));
+	ret = hcbs_reserve(dir, &to, hcbs_test_env("HCBSCTL_SYSCTL_DIR"),
+			   hcbs_test_env("HCBSCTL_FAIR_SERVER_DIR"), err, sizeof(err),
+			   warn, sizeof(warn));
 	if (ret)
 		say(LOG_WARNING, "could not release the reservation of %s: %s", dir, err);
 	else
@@ -248,7 +254,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *reserve = NULL, *taskset = NULL, *period = NULL, *ver;
-	const char *state_dir = getenv("HCBS_HOOK_STATE_DIR");
+	const char *state_dir = hcbs_test_env("HCBS_HOOK_STATE_DIR");
 	struct hcbs_rt to = { 0 };
 	int c, ret;
 

@@ -254,15 +254,16 @@ static int reserve(pid_t pid, const struct hcbs_rt *to)
 	char dir[PATH_MAX], err[8192], warn[HCBS_ERRLEN], buf[64];
 	int version, ret;
 
-	ret = hcbs_cgroup_of_pid_in(getenv("HCBS_OCI_HOOK_PROC"), pid, dir, sizeof(dir),
+	/* A fake /proc, sysctls and fair servers in the test build only. */
+	ret = hcbs_cgroup_of_pid_in(hcbs_test_env("HCBS_TEST_PROC"), pid, dir, sizeof(dir),
 				    &version, err, sizeof(err));
 	if (ret) {
 		say(LOG_ERR, "cannot find the cgroup of the container's process (pid %d): %s",
 		    (int)pid, err);
 		return HCBS_EXIT_NOTFOUND;
 	}
-	ret = hcbs_reserve(dir, to, getenv("HCBSCTL_SYSCTL_DIR"),
-			   getenv("HCBSCTL_FAIR_SERVER_DIR"), err, sizeof(err),
+	ret = hcbs_reserve(dir, to, hcbs_test_env("HCBSCTL_SYSCTL_DIR"),
+			   hcbs_test_env("HCBSCTL_FAIR_SERVER_DIR"), err, sizeof(err),
 			   warn, sizeof(warn));
 	if (warn[0])
 		say(LOG_WARNING, "%s", warn);

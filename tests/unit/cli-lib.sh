@@ -2,8 +2,9 @@
 #
 # Shared by the end-to-end tests of the tools (test_cli.sh, test_oci_hook.sh):
 # TAP helpers and a fake kernel: a cgroup tree in $CG with the HCBS files,
-# sysctls in $SYS and fair servers in $FS, which hcbsctl and the hooks read
-# through HCBSCTL_SYSCTL_DIR and HCBSCTL_FAIR_SERVER_DIR.
+# sysctls in $SYS and fair servers in $FS, which the test builds of hcbsctl
+# and the hooks (never the installed programs) read through
+# HCBSCTL_SYSCTL_DIR and HCBSCTL_FAIR_SERVER_DIR.
 # Needs SRC (the source root); sets T (a temporary directory, removed at exit).
 # shellcheck shell=bash
 SCHEMA=$SRC/docs/hcbsctl-schema.json

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# hcbsctl and hcbs-hook end to end on a fake cgroup tree (--cgroup and the
-# test-only HCBSCTL_SYSCTL_DIR / HCBSCTL_FAIR_SERVER_DIR): the writes, the
+# The test builds of hcbsctl and hcbs-hook end to end on a fake cgroup tree
+# (--cgroup and the test switches HCBSCTL_SYSCTL_DIR / HCBSCTL_FAIR_SERVER_DIR): the writes, the
 # write order, and every error path: one line on stderr, the documented exit
 # code, nothing changed; free and the refusals with and without the root
 # group's share.  Kernel refusals (EBUSY, EINVAL) are injected with

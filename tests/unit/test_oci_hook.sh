@@ -4,8 +4,8 @@
 # hcbs-oci-hook end to end on the fake cgroup tree of cli-lib.sh, fed the
 # container states in tests/unit/oci-states/ (good, malformed, missing and
 # wrong fields, huge values, bad annotations) on stdin, as a runtime would.
-# The container's process is pid 4242 of a fake /proc (HCBS_OCI_HOOK_PROC)
-# whose cgroup2 mount is the fake tree.  Every error: one line on stderr,
+# The container's process is pid 4242 of a fake /proc (HCBS_TEST_PROC: the
+# hook's test build only) whose cgroup2 mount is the fake tree.  Every error: one line on stderr,
 # the documented exit code, nothing written.  Kernel refusals are injected
 # with the failwrite shim, and the hook's message is held against the one
 # hcbsctl set prints for the same refusal.  Also checks the hooks.d entry.
@@ -25,7 +25,7 @@ mkdir -p "$PROC/self" "$PROC/4242" "$PROC/4444" "$TS"
 echo "30 20 0:26 / $CG rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate" >"$PROC/self/mountinfo"
 echo "0::/lxc.payload.c1" >"$PROC/4242/cgroup"
 echo "0::/gone" >"$PROC/4444/cgroup"
-export HCBS_OCI_HOOK_PROC=$PROC
+export HCBS_TEST_PROC=$PROC
 printf '4879us 30ms\n561us 36ms\n10427us 104ms\n4408us 109ms\n20271us 250ms\n' >"$TS/paper.ts"
 printf '3ms 4ms\n3ms 5ms\n' >"$TS/over.ts"
 

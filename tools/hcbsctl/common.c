@@ -192,12 +192,13 @@ const char *fmt_rt(const struct hcbs_rt *rt, char *buf, size_t len)
 
 /*
  * Run "systemctl show -p ControlGroup --value -- UNIT" (no shell) and put
- * its first line in @out.  $HCBSCTL_SYSTEMCTL replaces systemctl in tests.
+ * its first line in @out.  A test build's $HCBSCTL_SYSTEMCTL replaces
+ * systemctl.
  */
 static int unit_control_group(const char *unit, char *out, size_t len,
 			      char *err, size_t errlen)
 {
-	const char *cmd = getenv("HCBSCTL_SYSTEMCTL");
+	const char *cmd = hcbs_test_env("HCBSCTL_SYSTEMCTL");
 	char *argv[] = { (char *)(cmd ? cmd : "systemctl"), "show", "-p", "ControlGroup",
 			 "--value", "--", (char *)unit, NULL };
 	posix_spawn_file_actions_t fa;
@@ -246,7 +247,7 @@ static int unit_control_group(const char *unit, char *out, size_t len,
 
 int unit_cgroup(const char *unit, char *path, size_t len, char *err, size_t errlen)
 {
-	const char *run = getenv("HCBSCTL_SYSTEMD_DIR");
+	const char *run = hcbs_test_env("HCBSCTL_SYSTEMD_DIR");
 	char cg[PATH_MAX], line[2 * PATH_MAX + 16], *mi = NULL, e[HCBS_ERRLEN];
 	struct stat st;
 	int ret, version;

@@ -19,6 +19,19 @@
 
 #define HCBS_ERRLEN 256
 
+/*
+ * A test switch: getenv(@name) in a test build (-DHCBS_TESTING: the
+ * executables the unit tests run, never installed), NULL in every other.
+ * The name itself is not compiled into an installed binary, so no
+ * environment can redirect what a root tool reads, writes or runs.
+ */
+#ifdef HCBS_TESTING
+#include <stdlib.h>
+#define hcbs_test_env(name) ((const char *)getenv(name))
+#else
+#define hcbs_test_env(name) ((const char *)NULL)
+#endif
+
 /* ---- durations: "8ms", "500us", "1.5ms", "2s", "250000ns", "2m", "1h" ---- */
 
 /*
