@@ -129,6 +129,37 @@ ok $? "--unit with a NAME: exit 1: $(cat "$T/err")"
 run 1 U --unit a.service list && one_line_err && grep -q -- "--unit does not apply to list" "$T/err"
 ok $? "--unit does not apply to list: $(cat "$T/err")"
 
+# --- cgroup files through a directory fd (issue 39) ------------------------------
+# cd DIR && hcbsctl set foo/ 8ms/18ms, with foo/cpu.rt.max a symbolic link
+# to a plain file: refused, the file untouched (O_NOFOLLOW), nothing written.
+mkgroup "$CG/foo"
+echo precious >"$T/victim"
+ln -s "$T/victim" "$CG/foo/cpu.rt.max"
+snapshot before
+(cd "$CG" && run 3 $WRAP "$HCBSCTL" set foo/ 8ms/18ms) && one_line_err &&
+	grep -q "^hcbsctl: set foo/: .*foo/cpu.rt.max is a symbolic link, which no cgroup file is: refused" "$T/err" &&
+	[ "$(cat "$T/victim")" = precious ] && unchanged
+ok $? "set foo/ with foo/cpu.rt.max a symbolic link: exit 3, the file untouched: $(cat "$T/err")"
+rm "$CG/foo/cpu.rt.max"
+echo 8000 >"$T/victim"
+ln -s "$T/victim" "$CG/foo/cpu.rt_runtime_us"; echo 18000 >"$CG/foo/cpu.rt_period_us"
+echo "usage_usec 0" >"$CG/foo/cpu.rt.stat"
+snapshot before
+run 3 H --cgroup "$CG/foo" set 1ms/2ms && one_line_err && grep -q "symbolic link" "$T/err" &&
+	[ "$(cat "$T/victim")" = 8000 ] && unchanged
+ok $? "two files, one a symbolic link: refused before the first write: $(cat "$T/err")"
+rm -r "$CG/foo"
+# The test build without HCBS_TEST_FAKE_CGROUPFS is hcbsctl as installed:
+# the fake tree, on another file system, is refused.
+snapshot before
+for cmd in "set 1ms/18ms" get unset; do
+	# shellcheck disable=SC2086
+	run 3 env -u HCBS_TEST_FAKE_CGROUPFS $WRAP "$HCBSCTL" --cgroup "$C1" $cmd && one_line_err &&
+		grep -q "is on .*, not a cgroup file system: expected a directory of a cgroup2 (or cgroup v1) mount" "$T/err" &&
+		unchanged
+	ok $? "$cmd on a tree that is not cgroupfs: exit 3: $(cat "$T/err")"
+done
+
 # --- kernel refusals (injected) ---------------------------------------------
 snapshot before
 run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=16 \

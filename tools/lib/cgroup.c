@@ -18,24 +18,15 @@
 
 #include "hcbs.h"
 
-int hcbs_read_text_max(const char *path, size_t max, char **text, char *err,
-		       size_t errlen)
+int hcbs_read_fd_max(int fd, const char *name, size_t max, char **text, char *err,
+		     size_t errlen)
 {
-	bool is_stdin = !strcmp(path, "-");
-	const char *name = is_stdin ? "stdin" : path;
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap);
-	int fd, ret = 0;
+	int ret = 0;
 
 	if (!buf)
 		return -ENOMEM;
-	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		hcbs_seterr(err, errlen, "%s: %s", path, strerror(errno));
-		free(buf);
-		return ret;
-	}
 	for (;;) {
 		ssize_t n;
 
@@ -74,8 +65,6 @@ int hcbs_read_text_max(const char *path, size_t max, char **text, char *err,
 		}
 	}
 out:
-	if (!is_stdin)
-		close(fd);
 	if (ret) {
 		free(buf);
 		return ret;
@@ -83,6 +72,24 @@ out:
 	buf[len] = '\0';
 	*text = buf;
 	return 0;
+}
+
+int hcbs_read_text_max(const char *path, size_t max, char **text, char *err,
+		       size_t errlen)
+{
+	bool is_stdin = !strcmp(path, "-");
+	int fd, ret;
+
+	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		hcbs_seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	ret = hcbs_read_fd_max(fd, is_stdin ? "stdin" : path, max, text, err, errlen);
+	if (!is_stdin)
+		close(fd);
+	return ret;
 }
 
 int hcbs_read_text(const char *path, char **text, char *err, size_t errlen)
@@ -346,19 +353,6 @@ int hcbs_cgroup_mount(const char *path, int version, char *mnt, size_t mlen,
 	else if (ret)
 		hcbs_seterr(err, errlen, "%s: %s", path, strerror(-ret));
 	return ret;
-}
-
-bool hcbs_is_cgroup_dir(const char *path)
-{
-	char p[PATH_MAX];
-	struct stat st;
-
-	/* Every cgroup directory, v1 or v2, has cgroup.procs. */
-	if (stat(path, &st) || !S_ISDIR(st.st_mode))
-		return false;
-	if ((size_t)snprintf(p, sizeof(p), "%s/cgroup.procs", path) >= sizeof(p))
-		return false;
-	return !access(p, F_OK);
 }
 
 /* @comp is PREFIX-ID[.scope]: copy ID into @id. */

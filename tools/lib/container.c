@@ -103,15 +103,14 @@ static int count_components(const char *rel)
 /* Walk up from @path until its cgroup.stat equals @want (v2 only). */
 static void match_limit_cgroup(char *path, const char *want)
 {
-	char cand[PATH_MAX], file[PATH_MAX + 16];
+	char cand[PATH_MAX];
 
 	snprintf(cand, sizeof(cand), "%s", path);
 	for (int depth = 0; depth < 64; depth++) {
 		char *text = NULL;
 		bool same;
 
-		snprintf(file, sizeof(file), "%s/cgroup.stat", cand);
-		if (hcbs_read_text(file, &text, NULL, 0))
+		if (hcbs_cgroup_read(cand, "cgroup.stat", &text, NULL, 0))
 			return;
 		same = !strcmp(text, want);
 		free(text);

@@ -204,6 +204,9 @@ int hcbs_read_text(const char *path, char **text, char *err, size_t errlen);
 /* The same with another bound. */
 int hcbs_read_text_max(const char *path, size_t max, char **text, char *err,
 		       size_t errlen);
+/* The same from the open @fd (left open), @name in messages. */
+int hcbs_read_fd_max(int fd, const char *name, size_t max, char **text, char *err,
+		     size_t errlen);
 
 /*
  * The pure part of hcbs_cgroup_of_pid(), for tests and for callers that
@@ -229,7 +232,35 @@ int hcbs_cgroup_mount_resolve(const char *mountinfo, const char *path, int versi
 /* The same on this process's /proc/self/mountinfo, with a message. */
 int hcbs_cgroup_mount(const char *path, int version, char *mnt, size_t mlen,
 		      char *root, size_t rlen, char *err, size_t errlen);
-/* Is @path a cgroup directory (v1 or v2: it has cgroup.procs)? */
+/*
+ * ---- the cgroup files themselves (cgroupfs.c) ----
+ *
+ * Every read and write of a cgroup file goes through a directory fd
+ * opened with O_PATH on a cgroup2 or cgroup (v1) file system (fstatfs),
+ * and openat() with O_NOFOLLOW: never a symbolic link, never a file of
+ * another file system, never truncated or created.
+ */
+
+/* The fd of cgroup directory @dir, or -errno (-EMEDIUMTYPE: not cgroupfs). */
+int hcbs_cgroup_open(const char *dir, char *err, size_t errlen);
+/* Does @file exist in the directory @dfd (a symbolic link counts)? */
+bool hcbs_cgroup_has_at(int dfd, const char *file);
+/* Read @file of @dfd (@dir names it in messages; may be NULL). */
+int hcbs_cgroup_read_at(int dfd, const char *dir, const char *file, char **text,
+			char *err, size_t errlen);
+/* Write @value into @file of @dfd in one write(2): 0 or -errno (-EIO: short). */
+int hcbs_cgroup_write_at(int dfd, const char *file, const char *value);
+/* The same by the directory's path: opened, checked, used, closed. */
+int hcbs_cgroup_read(const char *dir, const char *file, char **text, char *err,
+		     size_t errlen);
+int hcbs_cgroup_write(const char *dir, const char *file, const char *value);
+bool hcbs_cgroup_has(const char *dir, const char *file);
+/*
+ * Is @dir a cgroup directory: on a cgroup file system, with cgroup.procs?
+ * 0, or -errno with one line: -ENOENT and the like, -EMEDIUMTYPE (another
+ * file system), -ENOTDIR (no cgroup.procs).
+ */
+int hcbs_cgroup_dir_check(const char *dir, char *err, size_t errlen);
 bool hcbs_is_cgroup_dir(const char *path);
 
 /* Who a cgroup belongs to, as far as its path tells. */
