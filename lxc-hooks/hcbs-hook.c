@@ -11,7 +11,10 @@
  * init execs: no task of the container can be RT yet.  We find the cgroup
  * from $LXC_PID (/proc/PID/cgroup + mountinfo), never through liblxc calls
  * that talk to the monitor: the monitor is busy running this hook and would
- * never answer.  A failure exits non-zero, which aborts the start.
+ * never answer.  It must be the container's own, lxc.payload.$LXC_NAME (or
+ * lxc/$LXC_NAME on cgroup v1; hcbs_own_cgroup_check()): the root, another
+ * top-level cgroup or another container's is refused, and so is a cgroup
+ * that cannot be found.  A failure exits non-zero, which aborts the start.
  *
  * stop runs after the container's tasks are gone and before LXC removes
  * the cgroup.  Removing the cgroup frees the reservation anyway; we set it
@@ -155,8 +158,10 @@ static int inner_components(void)
 static int start_host(const struct hcbs_rt *to, const char *state_dir)
 {
 	const char *pidstr = getenv("LXC_PID");
-	char dir[PATH_MAX], err[8192], warn[HCBS_ERRLEN], sp[PATH_MAX], buf[64];
-	int version, ret, strip;
+	char err[8192], warn[HCBS_ERRLEN], sp[PATH_MAX], buf[64];
+	static struct hcbs_proc_cgroup cg;
+	const char *dir = cg.dir;
+	int ret, strip;
 	pid_t pid;
 
 	if (!pidstr || !*pidstr) {
@@ -167,26 +172,25 @@ static int start_host(const struct hcbs_rt *to, const char *state_dir)
 		say(LOG_ERR, "LXC_PID '%s' is not a pid", pidstr);
 		return HCBS_EXIT_USAGE;
 	}
-	/* A fake /proc, sysctls and fair servers in the test build only. */
-	ret = hcbs_cgroup_of_pid_in(hcbs_test_env("HCBS_TEST_PROC"), pid, dir, sizeof(dir),
-				    &version, err, sizeof(err));
+	if (!strcmp(g_name, "?")) {
+		say(LOG_ERR, "LXC_NAME is not set: the container's cgroup cannot be told (use this hook as lxc.hook.start-host)");
+		return HCBS_EXIT_USAGE;
+	}
+	/* A fake /proc in the test build only. */
+	ret = hcbs_proc_cgroup(hcbs_test_env("HCBS_TEST_PROC"), pid, &cg, err, sizeof(err));
 	if (ret) {
 		say(LOG_ERR, "cannot find the cgroup of init (pid %d): %s", (int)pid, err);
 		return HCBS_EXIT_NOTFOUND;
 	}
-	for (strip = inner_components(); strip > 0; strip--) {
-		char *s = strrchr(dir, '/');
-
-		if (s && s != dir)
-			*s = '\0';
-	}
-	ret = hcbs_reserve(dir, to, hcbs_test_env("HCBSCTL_SYSCTL_DIR"),
-			   hcbs_test_env("HCBSCTL_FAIR_SERVER_DIR"), err, sizeof(err),
-			   warn, sizeof(warn));
+	strip = inner_components();
+	hcbs_path_up(cg.dir, strip);
+	hcbs_path_up(cg.path, strip);
+	ret = hcbs_hook_reserve(pid, &cg, HCBS_ENGINE_LXC, g_name, to, err, sizeof(err),
+				warn, sizeof(warn));
 	if (warn[0])
 		say(LOG_WARNING, "%s", warn);
 	if (ret) {
-		say(LOG_ERR, "%s (cgroup %s)", err, dir);
+		say(LOG_ERR, "%s", err);
 		return ret;
 	}
 	say(LOG_INFO, "reserved %s (%.3f CPU on each CPU) in %s",
@@ -210,6 +214,7 @@ static int start_host(const struct hcbs_rt *to, const char *state_dir)
 static int stop(const char *state_dir)
 {
 	char sp[PATH_MAX], dir[PATH_MAX], err[8192], warn[HCBS_ERRLEN];
+	struct hcbs_owner own;
 	struct hcbs_rt cur, to;
 	enum hcbs_rt_abi abi;
 	FILE *f;
@@ -228,6 +233,12 @@ static int stop(const char *state_dir)
 	fclose(f);
 	dir[strcspn(dir, "\n")] = '\0';
 	unlink(sp);
+	/* What start-host recorded was checked then; a state file is not trusted. */
+	if (!hcbs_cgroup_owner(dir, &own) || strcmp(own.kind, "lxc") || strcmp(own.name, g_name)) {
+		say(LOG_WARNING, "%s does not name this container's cgroup (lxc.payload.%s): left alone",
+		    sp, g_name);
+		return 0;
+	}
 	abi = hcbs_rt_detect(dir);
 	if (abi == HCBS_ABI_NONE || hcbs_rt_read(dir, abi, &cur, NULL, 0))
 		return 0;	/* cgroup already gone */

@@ -4,9 +4,10 @@
  * discovery from /proc/PID/cgroup and mountinfo texts, cpu.rt.max
  * parsing, the root group's share (on a fake root cgroup), the
  * two-file write plan (every intermediate state valid, checked on random
- * transitions), and the cgroup files through a directory fd (another file
- * system, symbolic links).  Linked with the test build of tools/lib, whose
- * fake cgroupfs the fake trees need.
+ * transitions), the cgroup files through a directory fd (another file
+ * system, symbolic links), and whose cgroup a hook may reserve.  Linked
+ * with the test build of tools/lib, whose fake cgroupfs the fake trees
+ * need.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -648,6 +649,99 @@ static void cgroupfs(void)
 	rmdir(dir);
 }
 
+/* Whose cgroup a hook may reserve (hcbs_own_cgroup_check()). */
+static void own_cgroups(void)
+{
+	static const char id[] = "0123456789abcdef0123";
+	static const struct {
+		const char *path;
+		enum hcbs_engine kind;
+		const char *name, *refusal;	/* NULL: accepted */
+	} cases[] = {
+		{ "/libpod_parent/libpod-0123456789abcdef0123", HCBS_ENGINE_OCI, id, NULL },
+		{ "/machine.slice/libpod-0123456789abcdef0123.scope", HCBS_ENGINE_OCI, id, NULL },
+		{ "/machine.slice/libpod-0123456789abcdef0123.scope/container", HCBS_ENGINE_OCI, id, NULL },
+		{ "/kubepods.slice/kubepods-pod1.slice/crio-0123456789abcdef0123.scope", HCBS_ENGINE_OCI, id, NULL },
+		{ "/k.slice/cri-containerd-0123456789abcdef0123.scope", HCBS_ENGINE_OCI, id, NULL },
+		{ "/", HCBS_ENGINE_OCI, id, "cgroup / is the root cgroup" },
+		{ "", HCBS_ENGINE_OCI, id, "cgroup / is the root cgroup" },
+		{ "/libpod-0123456789abcdef0123", HCBS_ENGINE_OCI, id, "is a top-level cgroup" },
+		{ "/user.slice/user-0.slice/session-3.scope", HCBS_ENGINE_OCI, id, "is not the container's" },
+		{ "/system.slice", HCBS_ENGINE_OCI, id, "is not the container's" },
+		{ "/machine.slice/libpod-conmon-0123456789abcdef0123.scope", HCBS_ENGINE_OCI, id, "is not the container's" },
+		{ "/system.slice/docker-0123456789abcdef0123.scope", HCBS_ENGINE_OCI, id, "is not the container's" },
+		{ "/lxc.payload.c1", HCBS_ENGINE_OCI, id, "is not the container's" },
+		{ "/machine.slice/libpod-feedfeed.scope", HCBS_ENGINE_OCI, id, "is container feedfeed's, not this one's" },
+		{ "/machine.slice/libpod-0123456789abcdef01234.scope", HCBS_ENGINE_OCI, id, "not this one's" },
+		{ "/machine.slice/libpod-0123456789abcdef012.scope", HCBS_ENGINE_OCI, id, "not this one's" },
+		{ "/lxc.payload.c1", HCBS_ENGINE_LXC, "c1", NULL },
+		{ "/lxc/c1", HCBS_ENGINE_LXC, "c1", NULL },
+		{ "/lxc.payload.c1/init.scope", HCBS_ENGINE_LXC, "c1", NULL },
+		{ "/", HCBS_ENGINE_LXC, "c1", "cgroup / is the root cgroup" },
+		{ "/lxc.payload.c2", HCBS_ENGINE_LXC, "c1", "is container c2's, not this one's" },
+		{ "/lxc.payload.a%b", HCBS_ENGINE_LXC, "a", "not this one's" },
+		{ "/user.slice", HCBS_ENGINE_LXC, "c1", "is not the container's" },
+		{ "/lxc.monitor.c1", HCBS_ENGINE_LXC, "c1", "is not the container's" },
+		{ "/machine.slice/libpod-c1.scope", HCBS_ENGINE_LXC, "c1", "is not the container's" },
+		{ "/lxc.payload.c1\n/forged", HCBS_ENGINE_LXC, "c1", "is container c1?'s, not this one's" },
+	};
+	char err[HCBS_ERRLEN], shown[128];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret;
+
+		err[0] = '\0';
+		hcbs_printable(cases[i].path, 100, shown, sizeof(shown));
+		ret = hcbs_own_cgroup_check(cases[i].path, cases[i].kind, cases[i].name, err, sizeof(err));
+		if (!cases[i].refusal)
+			tap_ok(!ret, "own cgroup: %s of %s %s: accepted %s", shown,
+			       cases[i].kind == HCBS_ENGINE_OCI ? "OCI" : "LXC", cases[i].name, err);
+		else
+			tap_ok(ret == -EPERM && strstr(err, cases[i].refusal) && strstr(err, "expected") &&
+			       !strchr(err, '\n'),
+			       "own cgroup: %s of %s %s: refused in one line: %s", shown,
+			       cases[i].kind == HCBS_ENGINE_OCI ? "OCI" : "LXC", cases[i].name, err);
+	}
+
+	char path[64] = "/a/b/c";
+
+	hcbs_path_up(path, 2);
+	tap_ok(!strcmp(path, "/a"), "path up 2: %s", path);
+	hcbs_path_up(path, 5);
+	tap_ok(!strcmp(path, "/"), "path up never above the root: %s", path);
+}
+
+/* hcbs_cgroup_match_stat(): LXC's limit cgroup, found by its cgroup.stat. */
+static void match_stat(void)
+{
+	char top[] = "/tmp/hcbs-stat.XXXXXX", a[256], b[512];
+
+	if (!mkdtemp(top)) {
+		tap_ok(0, "match stat: mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(a, sizeof(a), "%s/lxc.payload.c1", top);
+	snprintf(b, sizeof(b), "%s/init.scope", a);
+	mkdir(a, 0755);
+	mkdir(b, 0755);
+	put(top, "cgroup.stat", "nr_descendants 2\n");
+	put(a, "cgroup.stat", "nr_descendants 1\n");
+	put(b, "cgroup.stat", "nr_descendants 0\n");
+	tap_ok(hcbs_cgroup_match_stat(b, "nr_descendants 1\n", 64) == 1,
+	       "match stat: the limit cgroup is one above init's");
+	tap_ok(hcbs_cgroup_match_stat(b, "nr_descendants 0\n", 64) == 0, "match stat: init's own");
+	tap_ok(hcbs_cgroup_match_stat(b, "nr_descendants 7\n", 64) == -ENOENT,
+	       "match stat: no match is -ENOENT, never init's cgroup");
+	tap_ok(hcbs_cgroup_match_stat(b, "nr_descendants 2\n", 1) == -ENOENT,
+	       "match stat: not above @max_up");
+	drop(b, "cgroup.stat");
+	drop(a, "cgroup.stat");
+	drop(top, "cgroup.stat");
+	rmdir(b);
+	rmdir(a);
+	rmdir(top);
+}
+
 int main(void)
 {
 	/* The fake root cgroups below are plain directories (test build). */
@@ -659,5 +753,7 @@ int main(void)
 	root_share();
 	plans();
 	cgroupfs();
+	own_cgroups();
+	match_stat();
 	return tap_done();
 }

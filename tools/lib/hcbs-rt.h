@@ -16,6 +16,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+#include "hcbs.h"
 
 #define HCBS_RT_MAX UINT64_MAX	/* runtime "max" (or -1 on the two-file ABI) */
 
@@ -264,6 +267,18 @@ int hcbs_rt_check(const char *dir, enum hcbs_rt_abi *abi, char *err, size_t errl
 int hcbs_reserve(const char *dir, const struct hcbs_rt *to,
 		 const char *sysctl_dir, const char *fs_dir,
 		 char *err, size_t errlen, char *warn, size_t warnlen);
+
+/*
+ * What a hook does with the cgroup @cg of the container's process @pid:
+ * refuse it (HCBS_EXIT_NOTFOUND, nothing read or written) unless it is
+ * the own cgroup of container @name (hcbs_own_cgroup_check()), then
+ * hcbs_reserve() it with the kernel's sysctls and fair servers (a test
+ * build's fake ones).  An hcbs_exit; on failure one line in @err that
+ * names the cgroup.
+ */
+int hcbs_hook_reserve(pid_t pid, const struct hcbs_proc_cgroup *cg, enum hcbs_engine kind,
+		      const char *name, const struct hcbs_rt *to,
+		      char *err, size_t errlen, char *warn, size_t warnlen);
 
 /*
  * Parse a CPU list ("0-3,6\n") into @cpus (at most @max stored; may be

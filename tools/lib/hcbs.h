@@ -130,6 +130,21 @@ void hcbs_json_null(struct hcbs_json *j);
 
 /* ---- cgroups ---- */
 
+/* The cgroup of a process, as /proc/PID/cgroup and mountinfo give it. */
+struct hcbs_proc_cgroup {
+	char dir[4096];		/* the directory, absolute, in this mount namespace */
+	char path[4096];	/* the cgroup's path in its hierarchy: "/" is the root */
+	int version;		/* 1 or 2 */
+};
+
+/*
+ * The cgroup of @pid that holds the cpu controller (see
+ * hcbs_cgroup_of_pid()), with its path in the hierarchy.  @proc is where
+ * the proc file system is (NULL: /proc): a fake one for the hooks' tests.
+ */
+int hcbs_proc_cgroup(const char *proc, pid_t pid, struct hcbs_proc_cgroup *cg,
+		     char *err, size_t errlen);
+
 /*
  * The cgroup of @pid that holds the cpu controller, as an absolute path in
  * this mount namespace (e.g. "/sys/fs/cgroup/lxc.payload.vbbu1"), found
@@ -138,13 +153,6 @@ void hcbs_json_null(struct hcbs_json *j);
  */
 int hcbs_cgroup_of_pid(pid_t pid, char *path, size_t len, int *version,
 		       char *err, size_t errlen);
-/*
- * The same with the proc file system at @proc (NULL: /proc): reads
- * @proc/PID/cgroup and @proc/self/mountinfo.  For tests of the hooks,
- * which are given a fake tree.
- */
-int hcbs_cgroup_of_pid_in(const char *proc, pid_t pid, char *path, size_t len,
-			  int *version, char *err, size_t errlen);
 
 /*
  * The cpu cgroup of a running LXC container, through liblxc (init pid) and
@@ -279,6 +287,41 @@ struct hcbs_owner {
  * was found.
  */
 bool hcbs_cgroup_owner(const char *path, struct hcbs_owner *o);
+
+/* Whose cgroup a hook may reserve. */
+enum hcbs_engine {
+	HCBS_ENGINE_OCI,	/* podman, CRI-O, containerd: ID the state's id */
+	HCBS_ENGINE_LXC,	/* LXC: the container's name */
+};
+
+/*
+ * Is @cgpath (a cgroup's path in its hierarchy, "/" the root) the own
+ * cgroup of the container @name of @kind?  Its innermost component that
+ * names a container (hcbs_cgroup_owner()) must name this one:
+ * libpod-NAME, crio-NAME or cri-containerd-NAME (".scope" or not) for
+ * OCI, lxc.payload.NAME (or NAME below "lxc", cgroup v1) for LXC.  The
+ * root is refused, and so is every top-level cgroup, except LXC's own
+ * lxc.payload.NAME, which LXC puts there by default.  0, or -EPERM with
+ * one line naming the cgroup found and what was expected.
+ */
+int hcbs_own_cgroup_check(const char *cgpath, enum hcbs_engine kind, const char *name,
+			  char *err, size_t errlen);
+
+/* Drop the last @n components of @path ("/a/b" -> "/a" -> "/"; never above). */
+void hcbs_path_up(char *path, int n);
+
+/*
+ * How many components above the cgroup directory @dir (0: @dir itself, at
+ * most @max_up) is the one whose cgroup.stat reads @want: nr_descendants
+ * grows strictly on the way up, so at most one does.  -ENOENT if none.
+ */
+int hcbs_cgroup_match_stat(const char *dir, const char *want, int max_up);
+
+/*
+ * At most @max bytes of @s, control characters as '?', into @buf (of
+ * @len bytes): safe to put in a one-line message or syslog.
+ */
+const char *hcbs_printable(const char *s, size_t max, char *buf, size_t len);
 
 /*
  * Keep liblxc from printing its own log lines on stderr (callers print

@@ -445,3 +445,26 @@ static int reserve_at(int dfd, const char *dir, enum hcbs_rt_abi abi,
 		snprintf(err + l, errlen - l, "; WARNING: the previous reservation could not be restored");
 	return errno_exit(ret);
 }
+
+int hcbs_hook_reserve(pid_t pid, const struct hcbs_proc_cgroup *cg, enum hcbs_engine kind,
+		      const char *name, const struct hcbs_rt *to,
+		      char *err, size_t errlen, char *warn, size_t warnlen)
+{
+	char e[HCBS_ERRLEN];
+	size_t l;
+	int ret;
+
+	if (warn && warnlen)
+		warn[0] = '\0';
+	if (hcbs_own_cgroup_check(cg->path, kind, name, e, sizeof(e))) {
+		hcbs_seterr(err, errlen, "pid %d: %s", (int)pid, e);
+		return HCBS_EXIT_NOTFOUND;
+	}
+	ret = hcbs_reserve(cg->dir, to, hcbs_test_env("HCBSCTL_SYSCTL_DIR"),
+			   hcbs_test_env("HCBSCTL_FAIR_SERVER_DIR"), err, errlen, warn, warnlen);
+	/* Name the cgroup, which the engine chose, unless the reason did. */
+	l = err ? strlen(err) : 0;
+	if (ret && err && !strstr(err, cg->dir) && l < errlen)
+		snprintf(err + l, errlen - l, " (cgroup %s)", cg->dir);
+	return ret;
+}
