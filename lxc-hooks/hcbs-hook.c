@@ -86,17 +86,26 @@ static void usage(FILE *f)
 "not schedulable, 7 other error.  Non-zero aborts the container's start.\n", f);
 }
 
-/* State file name: the container's config path, which is unique. */
+/*
+ * State file name: the container's config path, which is unique, with
+ * '%' and '/' written as "%25" and "%2F", so that two paths never share a
+ * name.  ('/' as '%' alone made "/lxc/a%b/config" and "/lxc/a/b/config"
+ * one file: stopping one container released the other's reservation.)
+ */
 static int state_path(const char *dir, const char *name, char *buf, size_t len)
 {
-	const char *cfg = getenv("LXC_CONFIG_FILE");
-	char key[PATH_MAX];
+	const char *cfg = getenv("LXC_CONFIG_FILE"), *p = cfg && *cfg ? cfg : name;
+	char key[NAME_MAX + 1];
+	size_t k = 0;
 
-	snprintf(key, sizeof(key), "%s", cfg && *cfg ? cfg : name);
-	for (char *p = key; *p; p++)
-		if (*p == '/')
-			*p = '%';
-	if ((size_t)snprintf(buf, len, "%s/%s", dir, key) >= len)
+	for (; *p && k + 3 < sizeof(key); p++) {
+		if (*p == '%' || *p == '/')
+			k += (size_t)snprintf(key + k, sizeof(key) - k, "%%%02X", (unsigned char)*p);
+		else
+			key[k++] = *p;
+	}
+	key[k] = '\0';
+	if (*p || (size_t)snprintf(buf, len, "%s/%s", dir, key) >= len)
 		return -ENAMETOOLONG;
 	return 0;
 }

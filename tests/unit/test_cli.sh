@@ -716,10 +716,10 @@ ok $? "hook start-host on a tree that is not cgroupfs: exit 3: $(cat "$T/err")"
 
 # ... and reserves it, remembers it for stop, which releases it.
 run 0 SH LXC_CONFIG_FILE=/var/lib/lxc/c1/config $WRAP "$HOOK" --reserve 8ms/18ms &&
-	[ "$(cat "$C1/cpu.rt.max")" = "8000 18000" ] && [ "$(cat "$ST/%var%lib%lxc%c1%config")" = "$C1" ]
-ok $? "hook start-host reserves lxc.payload.c1 and records it in %var%lib%lxc%c1%config"
+	[ "$(cat "$C1/cpu.rt.max")" = "8000 18000" ] && [ "$(cat "$ST/%2Fvar%2Flib%2Flxc%2Fc1%2Fconfig")" = "$C1" ]
+ok $? "hook start-host reserves lxc.payload.c1 and records it in %2Fvar%2Flib%2Flxc%2Fc1%2Fconfig"
 run 0 env LXC_CONFIG_FILE=/var/lib/lxc/c1/config LXC_HOOK_VERSION=0 $WRAP "$HOOK" c1 lxc stop mnt:/proc/1/fd/3 &&
-	[ "$(cat "$C1/cpu.rt.max")" = "max 18000" ] && [ ! -e "$ST/%var%lib%lxc%c1%config" ]
+	[ "$(cat "$C1/cpu.rt.max")" = "max 18000" ] && [ ! -e "$ST/%2Fvar%2Flib%2Flxc%2Fc1%2Fconfig" ]
 ok $? "hook v0 stop releases the recorded cgroup and removes the state file"
 run 0 env LXC_CONFIG_FILE=/var/lib/lxc/c1/config LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=stop LXC_NAME=c1 $WRAP "$HOOK"
 ok $? "hook v1 stop without state: nothing to do, exit 0"
@@ -740,14 +740,31 @@ run 0 env LXC_CONFIG_FILE="$T/inner.conf" LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=stop 
 	[ "$(cat "$C1/cpu.rt.max")" = "max 18000" ]
 ok $? "hook stop releases it"
 
+# State files: '%' and '/' both encoded, so "a%b" and "a/b" never share one
+# (with '/' as '%', stopping one container released the other's reservation).
+mkgroup "$CG/lxc.payload.a%b" "max 1000000"
+mkgroup "$CG/lxc.payload.b" "8000 18000"
+echo "0::/lxc.payload.a%b" >"$PROC/4242/cgroup"
+run 0 SH LXC_NAME='a%b' LXC_CONFIG_FILE="/lxc/a%b/config" $WRAP "$HOOK" --reserve 5ms/18ms &&
+	[ "$(cat "$CG/lxc.payload.a%b/cpu.rt.max")" = "5000 18000" ] && [ -e "$ST/%2Flxc%2Fa%25b%2Fconfig" ]
+ok $? "hook start-host of container 'a%b': state file %2Flxc%2Fa%25b%2Fconfig"
+run 0 env LXC_CONFIG_FILE=/lxc/a/b/config LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=stop LXC_NAME=b $WRAP "$HOOK" &&
+	[ "$(cat "$CG/lxc.payload.a%b/cpu.rt.max")" = "5000 18000" ] && [ "$(cat "$CG/lxc.payload.b/cpu.rt.max")" = "8000 18000" ] &&
+	[ -e "$ST/%2Flxc%2Fa%25b%2Fconfig" ]
+ok $? "hook stop of container 'b' in /lxc/a/b: leaves a%b's reservation and state alone"
+run 0 env LXC_CONFIG_FILE="/lxc/a%b/config" LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=stop LXC_NAME='a%b' $WRAP "$HOOK" &&
+	[ "$(cat "$CG/lxc.payload.a%b/cpu.rt.max")" = "max 18000" ] && [ ! -e "$ST/%2Flxc%2Fa%25b%2Fconfig" ]
+ok $? "hook stop of 'a%b' releases its own"
 # A state file is not trusted: one that names another container's cgroup is
 # left alone.
-mkgroup "$CG/lxc.payload.b" "8000 18000"
-echo "$CG/lxc.payload.b" >"$ST/%lxc%c1%config"
+echo "$CG/lxc.payload.b" >"$ST/%2Flxc%2Fc1%2Fconfig"
 run 0 env LXC_CONFIG_FILE=/lxc/c1/config LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=stop LXC_NAME=c1 $WRAP "$HOOK" &&
 	[ "$(cat "$CG/lxc.payload.b/cpu.rt.max")" = "8000 18000" ] && grep -q 'does not name this container' "$T/err"
 ok $? "hook stop: a state file naming another container's cgroup: left alone: $(cat "$T/err")"
 echo "0::/lxc.payload.c1" >"$PROC/4242/cgroup"
+run 0 SH LXC_CONFIG_FILE="/$(printf 'x%.0s' $(seq 300))" $WRAP "$HOOK" --reserve 8ms/18ms &&
+	grep -q 'the stop hook will not release' "$T/err" && [ "$(cat "$C1/cpu.rt.max")" = "8000 18000" ]
+ok $? "hook start-host: a state key too long for a file name is a warning, not a failure: $(tail -1 "$T/err")"
 
 # --- issue 18: hostile but plausible input ------------------------------------
 snapshot before
