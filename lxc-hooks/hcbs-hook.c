@@ -11,7 +11,10 @@
  * init execs: no task of the container can be RT yet.  We find the cgroup
  * from $LXC_PID (/proc/PID/cgroup + mountinfo), never through liblxc calls
  * that talk to the monitor: the monitor is busy running this hook and would
- * never answer.  A failure exits non-zero, which aborts the start.
+ * never answer.  It must be the container's own, lxc.payload.$LXC_NAME (or
+ * lxc/$LXC_NAME on cgroup v1; hcbs_own_cgroup_check()): the root, another
+ * top-level cgroup or another container's is refused, and so is a cgroup
+ * that cannot be found.  A failure exits non-zero, which aborts the start.
  *
  * stop runs after the container's tasks are gone and before LXC removes
  * the cgroup.  Removing the cgroup frees the reservation anyway; we set it
@@ -83,17 +86,26 @@ static void usage(FILE *f)
 "not schedulable, 7 other error.  Non-zero aborts the container's start.\n", f);
 }
 
-/* State file name: the container's config path, which is unique. */
+/*
+ * State file name: the container's config path, which is unique, with
+ * '%' and '/' written as "%25" and "%2F", so that two paths never share a
+ * name.  ('/' as '%' alone made "/lxc/a%b/config" and "/lxc/a/b/config"
+ * one file: stopping one container released the other's reservation.)
+ */
 static int state_path(const char *dir, const char *name, char *buf, size_t len)
 {
-	const char *cfg = getenv("LXC_CONFIG_FILE");
-	char key[PATH_MAX];
+	const char *cfg = getenv("LXC_CONFIG_FILE"), *p = cfg && *cfg ? cfg : name;
+	char key[NAME_MAX + 1];
+	size_t k = 0;
 
-	snprintf(key, sizeof(key), "%s", cfg && *cfg ? cfg : name);
-	for (char *p = key; *p; p++)
-		if (*p == '/')
-			*p = '%';
-	if ((size_t)snprintf(buf, len, "%s/%s", dir, key) >= len)
+	for (; *p && k + 3 < sizeof(key); p++) {
+		if (*p == '%' || *p == '/')
+			k += (size_t)snprintf(key + k, sizeof(key) - k, "%%%02X", (unsigned char)*p);
+		else
+			key[k++] = *p;
+	}
+	key[k] = '\0';
+	if (*p || (size_t)snprintf(buf, len, "%s/%s", dir, key) >= len)
 		return -ENAMETOOLONG;
 	return 0;
 }
@@ -155,8 +167,10 @@ static int inner_components(void)
 static int start_host(const struct hcbs_rt *to, const char *state_dir)
 {
 	const char *pidstr = getenv("LXC_PID");
-	char dir[PATH_MAX], err[8192], warn[HCBS_ERRLEN], sp[PATH_MAX], buf[64];
-	int version, ret, strip;
+	char err[8192], warn[HCBS_ERRLEN], sp[PATH_MAX], buf[64];
+	static struct hcbs_proc_cgroup cg;
+	const char *dir = cg.dir;
+	int ret, strip;
 	pid_t pid;
 
 	if (!pidstr || !*pidstr) {
@@ -167,22 +181,25 @@ static int start_host(const struct hcbs_rt *to, const char *state_dir)
 		say(LOG_ERR, "LXC_PID '%s' is not a pid", pidstr);
 		return HCBS_EXIT_USAGE;
 	}
-	ret = hcbs_cgroup_of_pid(pid, dir, sizeof(dir), &version, err, sizeof(err));
+	if (!strcmp(g_name, "?")) {
+		say(LOG_ERR, "LXC_NAME is not set: the container's cgroup cannot be told (use this hook as lxc.hook.start-host)");
+		return HCBS_EXIT_USAGE;
+	}
+	/* A fake /proc in the test build only. */
+	ret = hcbs_proc_cgroup(hcbs_test_env("HCBS_TEST_PROC"), pid, &cg, err, sizeof(err));
 	if (ret) {
 		say(LOG_ERR, "cannot find the cgroup of init (pid %d): %s", (int)pid, err);
 		return HCBS_EXIT_NOTFOUND;
 	}
-	for (strip = inner_components(); strip > 0; strip--) {
-		char *s = strrchr(dir, '/');
-
-		if (s && s != dir)
-			*s = '\0';
-	}
-	ret = hcbs_reserve(dir, to, NULL, NULL, err, sizeof(err), warn, sizeof(warn));
+	strip = inner_components();
+	hcbs_path_up(cg.dir, strip);
+	hcbs_path_up(cg.path, strip);
+	ret = hcbs_hook_reserve(pid, &cg, HCBS_ENGINE_LXC, g_name, to, err, sizeof(err),
+				warn, sizeof(warn));
 	if (warn[0])
 		say(LOG_WARNING, "%s", warn);
 	if (ret) {
-		say(LOG_ERR, "%s (cgroup %s)", err, dir);
+		say(LOG_ERR, "%s", err);
 		return ret;
 	}
 	say(LOG_INFO, "reserved %s (%.3f CPU on each CPU) in %s",
@@ -206,6 +223,7 @@ static int start_host(const struct hcbs_rt *to, const char *state_dir)
 static int stop(const char *state_dir)
 {
 	char sp[PATH_MAX], dir[PATH_MAX], err[8192], warn[HCBS_ERRLEN];
+	struct hcbs_owner own;
 	struct hcbs_rt cur, to;
 	enum hcbs_rt_abi abi;
 	FILE *f;
@@ -224,12 +242,20 @@ static int stop(const char *state_dir)
 	fclose(f);
 	dir[strcspn(dir, "\n")] = '\0';
 	unlink(sp);
+	/* What start-host recorded was checked then; a state file is not trusted. */
+	if (!hcbs_cgroup_owner(dir, &own) || strcmp(own.kind, "lxc") || strcmp(own.name, g_name)) {
+		say(LOG_WARNING, "%s does not name this container's cgroup (lxc.payload.%s): left alone",
+		    sp, g_name);
+		return 0;
+	}
 	abi = hcbs_rt_detect(dir);
 	if (abi == HCBS_ABI_NONE || hcbs_rt_read(dir, abi, &cur, NULL, 0))
 		return 0;	/* cgroup already gone */
 	to.runtime_us = HCBS_RT_MAX;
 	to.period_us = cur.period_us;
-	ret = hcbs_reserve(dir, &to, NULL, NULL, err, sizeof(err), warn, sizeof(warn));
+	ret = hcbs_reserve(dir, &to, hcbs_test_env("HCBSCTL_SYSCTL_DIR"),
+			   hcbs_test_env("HCBSCTL_FAIR_SERVER_DIR"), err, sizeof(err),
+			   warn, sizeof(warn));
 	if (ret)
 		say(LOG_WARNING, "could not release the reservation of %s: %s", dir, err);
 	else
@@ -248,7 +274,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *reserve = NULL, *taskset = NULL, *period = NULL, *ver;
-	const char *state_dir = getenv("HCBS_HOOK_STATE_DIR");
+	const char *state_dir = hcbs_test_env("HCBS_HOOK_STATE_DIR");
 	struct hcbs_rt to = { 0 };
 	int c, ret;
 

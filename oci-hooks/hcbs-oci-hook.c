@@ -16,6 +16,13 @@
  * hook does) and write cpu.rt.max through hcbs_reserve(), the function
  * hcbsctl set uses: the same admission checks, messages and exit codes.
  *
+ * The state is not trusted to name the container's cgroup: "status" must
+ * say the container is being created, and the pid's cgroup must be the
+ * container's own (libpod-ID, crio-ID or cri-containerd-ID with ID the
+ * state's "id", below a top-level cgroup; hcbs_own_cgroup_check()).  The
+ * root cgroup, a top-level one, an admin's session scope or another
+ * container's cgroup are refused before anything is read or written.
+ *
  * A non-zero exit makes the runtime refuse to create the container; it
  * then removes the cgroup, so a reservation is never left behind.  We
  * write the reservation last, so nothing that can fail comes after it.
@@ -89,11 +96,7 @@ static void set_id(const char *id)
 /* @s for a one-line message: at most 64 bytes, control characters as '?'. */
 static const char *printable(const char *s, char *buf, size_t len)
 {
-	snprintf(buf, len, "%.64s", s);
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
-			*p = '?';
-	return buf;
+	return hcbs_printable(s, 64, buf, len);
 }
 
 struct request {
@@ -231,6 +234,28 @@ static int reservation_of(const struct request *rq, const char *tsdir, struct hc
 	return ret;
 }
 
+/*
+ * The runtime runs us while it creates the container: crun says
+ * "created", runc "creating" (its process_linux.go, for prestart and
+ * createRuntime).  Either way the container's process exists and has not
+ * run the container's program yet.  Anything else (running, stopped: the
+ * hook run at the wrong stage, or a state made up) is refused.
+ */
+static int state_status(json_t *state)
+{
+	const char *s = json_string_value(json_object_get(state, "status"));
+	char buf[80];
+
+	if (s && (!strcmp(s, "created") || !strcmp(s, "creating")))
+		return 0;
+	if (s)
+		say(LOG_ERR, "state: \"status\" is '%s': expected 'created' or 'creating' (run me at createRuntime or prestart)",
+		    printable(s, buf, sizeof(buf)));
+	else
+		say(LOG_ERR, "state: no \"status\" string: expected 'created' or 'creating' (run me at createRuntime or prestart)");
+	return HCBS_EXIT_USAGE;
+}
+
 static int state_pid(json_t *state, pid_t *pid)
 {
 	json_t *v = json_object_get(state, "pid");
@@ -249,29 +274,26 @@ static int state_pid(json_t *state, pid_t *pid)
 	return 0;
 }
 
-static int reserve(pid_t pid, const struct hcbs_rt *to)
+static int reserve(const char *id, pid_t pid, const struct hcbs_rt *to)
 {
-	char dir[PATH_MAX], err[8192], warn[HCBS_ERRLEN], buf[64];
-	int version, ret;
+	char err[8192], warn[HCBS_ERRLEN], buf[64];
+	static struct hcbs_proc_cgroup cg;
+	const char *dir = cg.dir;
+	int ret;
 
-	ret = hcbs_cgroup_of_pid_in(getenv("HCBS_OCI_HOOK_PROC"), pid, dir, sizeof(dir),
-				    &version, err, sizeof(err));
+	/* A fake /proc in the test build only. */
+	ret = hcbs_proc_cgroup(hcbs_test_env("HCBS_TEST_PROC"), pid, &cg, err, sizeof(err));
 	if (ret) {
 		say(LOG_ERR, "cannot find the cgroup of the container's process (pid %d): %s",
 		    (int)pid, err);
 		return HCBS_EXIT_NOTFOUND;
 	}
-	ret = hcbs_reserve(dir, to, getenv("HCBSCTL_SYSCTL_DIR"),
-			   getenv("HCBSCTL_FAIR_SERVER_DIR"), err, sizeof(err),
-			   warn, sizeof(warn));
+	ret = hcbs_hook_reserve(pid, &cg, HCBS_ENGINE_OCI, id, to, err, sizeof(err),
+				warn, sizeof(warn));
 	if (warn[0])
 		say(LOG_WARNING, "%s", warn);
 	if (ret) {
-		/* Name the cgroup, which the runtime chose, unless the reason did. */
-		if (strstr(err, dir))
-			say(LOG_ERR, "%s", err);
-		else
-			say(LOG_ERR, "%s (cgroup %s)", err, dir);
+		say(LOG_ERR, "%s", err);
 		return ret;
 	}
 	syslog(LOG_INFO, "%s: reserved %s (%.3f CPU on each CPU) in %s", g_id,
@@ -317,11 +339,13 @@ static int run(const char *tsdir)
 	ret = read_annotations(state, &rq);
 	if (ret || (!rq.reservation && !rq.taskset))
 		goto out;	/* an error, or nothing to do */
-	ret = state_pid(state, &pid);
+	ret = state_status(state);
+	if (!ret)
+		ret = state_pid(state, &pid);
 	if (!ret)
 		ret = reservation_of(&rq, tsdir, &to);
 	if (!ret)
-		ret = reserve(pid, &to);
+		ret = reserve(id, pid, &to);
 out:
 	json_decref(state);
 	return ret;

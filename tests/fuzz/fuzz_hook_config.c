@@ -7,7 +7,8 @@
  * including its source (its main() renamed).  Properties: no crash or
  * undefined behaviour; the number of cgroup components to strip is never
  * negative nor more than the value has; the state path fits its buffer or
- * is refused.
+ * is refused, and decodes back to the config path it was made of (the
+ * encoding is injective: two containers never share a state file).
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -19,6 +20,33 @@
 #undef main
 
 static char cfg[64];
+
+/* The config path a state file name was made of ("%25" '%', "%2F" '/'). */
+static bool decode_key(const char *key, char *out, size_t len)
+{
+	size_t n = 0;
+
+	for (; *key; key++) {
+		char c = *key;
+
+		if (c == '/')
+			return false;	/* never in a file name */
+		if (c == '%') {
+			if (!strncmp(key, "%25", 3))
+				c = '%';
+			else if (!strncmp(key, "%2F", 3))
+				c = '/';
+			else
+				return false;
+			key += 2;
+		}
+		if (n + 1 >= len)
+			return false;
+		out[n++] = c;
+	}
+	out[n] = '\0';
+	return true;
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -52,9 +80,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The state file's name, from the config path or the container name. */
 	name = fuzz_str(data, size < 4096 ? size : 4096);
 	setenv("LXC_CONFIG_FILE", name, 1);
-	if (!state_path("/run/hcbs/lxc", "c1", sp, sizeof(sp)))
+	if (!state_path("/run/hcbs/lxc", "c1", sp, sizeof(sp))) {
+		char back[4096 + 1];
+
 		FUZZ_CHECK(strnlen(sp, sizeof(sp)) < sizeof(sp) && !strchr(sp + 14, '/'),
 			   "state path '%s'", sp);
+		FUZZ_CHECK(decode_key(sp + 14, back, sizeof(back)) &&
+			   !strcmp(back, *name ? name : "c1"),
+			   "state path '%s' does not decode to the config path", sp);
+	}
 	unsetenv("LXC_CONFIG_FILE");
 	if (!state_path("/run/hcbs/lxc", name, sp, sizeof(sp)))
 		FUZZ_CHECK(!strchr(sp + 14, '/'), "state path '%s'", sp);

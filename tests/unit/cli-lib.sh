@@ -2,8 +2,10 @@
 #
 # Shared by the end-to-end tests of the tools (test_cli.sh, test_oci_hook.sh):
 # TAP helpers and a fake kernel: a cgroup tree in $CG with the HCBS files,
-# sysctls in $SYS and fair servers in $FS, which hcbsctl and the hooks read
-# through HCBSCTL_SYSCTL_DIR and HCBSCTL_FAIR_SERVER_DIR.
+# sysctls in $SYS and fair servers in $FS, which the test builds of hcbsctl
+# and the hooks (never the installed programs) read through
+# HCBSCTL_SYSCTL_DIR and HCBSCTL_FAIR_SERVER_DIR, and accept as cgroupfs
+# with HCBS_TEST_FAKE_CGROUPFS.
 # Needs SRC (the source root); sets T (a temporary directory, removed at exit).
 # shellcheck shell=bash
 SCHEMA=$SRC/docs/hcbsctl-schema.json
@@ -75,7 +77,7 @@ echo 100 >"$SYS/sched_deadline_period_min_us"; echo 4194304 >"$SYS/sched_deadlin
 for c in $(seq 0 $(($(nproc) - 1))); do
 	mkdir -p "$FS/cpu$c"; echo 50000000 >"$FS/cpu$c/runtime"; echo 1000000000 >"$FS/cpu$c/period"
 done
-export HCBSCTL_SYSCTL_DIR=$SYS HCBSCTL_FAIR_SERVER_DIR=$FS
+export HCBSCTL_SYSCTL_DIR=$SYS HCBSCTL_FAIR_SERVER_DIR=$FS HCBS_TEST_FAKE_CGROUPFS=1
 C1=$CG/lxc.payload.c1
 # TEST_WRAPPER runs the programs under e.g. valgrind (see docs/hcbsctl.md).
 WRAP=${TEST_WRAPPER:-}

@@ -129,6 +129,37 @@ ok $? "--unit with a NAME: exit 1: $(cat "$T/err")"
 run 1 U --unit a.service list && one_line_err && grep -q -- "--unit does not apply to list" "$T/err"
 ok $? "--unit does not apply to list: $(cat "$T/err")"
 
+# --- cgroup files through a directory fd (issue 39) ------------------------------
+# cd DIR && hcbsctl set foo/ 8ms/18ms, with foo/cpu.rt.max a symbolic link
+# to a plain file: refused, the file untouched (O_NOFOLLOW), nothing written.
+mkgroup "$CG/foo"
+echo precious >"$T/victim"
+ln -s "$T/victim" "$CG/foo/cpu.rt.max"
+snapshot before
+(cd "$CG" && run 3 $WRAP "$HCBSCTL" set foo/ 8ms/18ms) && one_line_err &&
+	grep -q "^hcbsctl: set foo/: .*foo/cpu.rt.max is a symbolic link, which no cgroup file is: refused" "$T/err" &&
+	[ "$(cat "$T/victim")" = precious ] && unchanged
+ok $? "set foo/ with foo/cpu.rt.max a symbolic link: exit 3, the file untouched: $(cat "$T/err")"
+rm "$CG/foo/cpu.rt.max"
+echo 8000 >"$T/victim"
+ln -s "$T/victim" "$CG/foo/cpu.rt_runtime_us"; echo 18000 >"$CG/foo/cpu.rt_period_us"
+echo "usage_usec 0" >"$CG/foo/cpu.rt.stat"
+snapshot before
+run 3 H --cgroup "$CG/foo" set 1ms/2ms && one_line_err && grep -q "symbolic link" "$T/err" &&
+	[ "$(cat "$T/victim")" = 8000 ] && unchanged
+ok $? "two files, one a symbolic link: refused before the first write: $(cat "$T/err")"
+rm -r "$CG/foo"
+# The test build without HCBS_TEST_FAKE_CGROUPFS is hcbsctl as installed:
+# the fake tree, on another file system, is refused.
+snapshot before
+for cmd in "set 1ms/18ms" get unset; do
+	# shellcheck disable=SC2086
+	run 3 env -u HCBS_TEST_FAKE_CGROUPFS $WRAP "$HCBSCTL" --cgroup "$C1" $cmd && one_line_err &&
+		grep -q "is on .*, not a cgroup file system: expected a directory of a cgroup2 (or cgroup v1) mount" "$T/err" &&
+		unchanged
+	ok $? "$cmd on a tree that is not cgroupfs: exit 3: $(cat "$T/err")"
+done
+
 # --- kernel refusals (injected) ---------------------------------------------
 snapshot before
 run 2 env LD_PRELOAD="$SHIM" FAILWRITE_FILE=cpu.rt.max FAILWRITE_ERRNO=16 \
@@ -617,8 +648,15 @@ run 1 H analyze "$T/paper.ts" --period 18ms --overhead auto --order nope && one_
 ok $? "analyze --overhead auto --order nope: the bad option first, nothing measured"
 
 # --- the hook ------------------------------------------------------------------
-ST=$T/state
-export HCBS_HOOK_STATE_DIR=$ST
+# Its test build reads a fake /proc (HCBS_TEST_PROC) whose cgroup2 mount is
+# the fake tree: init is pid 4242 there, and the tests move it around.
+ST=$T/state PROC=$T/proc
+export HCBS_HOOK_STATE_DIR=$ST HCBS_TEST_PROC=$PROC
+mkdir -p "$PROC/self" "$PROC/4242"
+echo "30 20 0:26 / $CG rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate" >"$PROC/self/mountinfo"
+echo "0::/lxc.payload.c1" >"$PROC/4242/cgroup"
+# start-host of container c1 (v1), init pid 4242; extra VAR=VALUE first
+SH() { env LXC_PID=4242 LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 "$@"; }
 run 0 $WRAP "$HOOK" --help && grep -q 'lxc.hook.start-host' "$T/out"
 ok $? "hook --help"
 run 1 env -u LXC_HOOK_TYPE LXC_NAME=c1 $WRAP "$HOOK" --reserve 8ms/18ms && one_line_err
@@ -636,25 +674,97 @@ ok $? "hook: unknown hook version: exit 1"
 run 1 env -u LXC_PID LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 $WRAP "$HOOK" --reserve 8ms/18ms &&
 	grep -q 'LXC_PID is not set' "$T/err"
 ok $? "hook start-host without LXC_PID: exit 1"
-run 3 env LXC_PID=999999999 LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 $WRAP "$HOOK" --reserve 8ms/18ms
+run 3 SH LXC_PID=999999999 $WRAP "$HOOK" --reserve 8ms/18ms && one_line_err
 ok $? "hook start-host with a dead pid: exit 3: $(cat "$T/err")"
-# Only where the host kernel has no HCBS (else it would reserve for us).
-if ! ls /sys/fs/cgroup/cpu.rt.max /sys/fs/cgroup/*/cpu.rt.max /sys/fs/cgroup/*/cpu.rt.stat >/dev/null 2>&1; then
-	run 4 env LXC_PID=$$ LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 $WRAP "$HOOK" --reserve 8ms/18ms &&
-		grep -q 'kernel without HCBS' "$T/err"
-	ok $? "hook start-host on a kernel without HCBS aborts (exit 4): $(cat "$T/err")"
-	run 4 timeout 20 env LXC_CONFIG_FILE=/dev/zero LXC_PID=$$ LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host \
-		LXC_NAME=c1 $WRAP "$HOOK" --reserve 8ms/18ms
-	ok $? "hook: a container config of /dev/zero is read bounded, not for ever (exit 4, not a hang)"
-fi
-# stop: releases what start-host recorded (state file keyed by the config path)
-mkdir -p "$ST"
-echo "$C1" >"$ST/%var%lib%lxc%c1%config"
+
+# start-host acts on lxc.payload.$LXC_NAME only: every other cgroup is
+# refused in one line naming it and what was expected, and nothing changes.
+echo "max 1000000" >"$C1/cpu.rt.max"
+echo "max 1000000" >"$CG/cpu.rt.max"
+mkgroup "$CG/lxc.payload.c2" "max 1000000"
+mkgroup "$CG/user.slice"; mkgroup "$CG/user.slice/session-3.scope" "max 1000000"
+mkgroup "$CG/lxc.monitor.c1" "max 1000000"
+snapshot before
+while IFS='|' read -r cg pat; do
+	[ -z "$cg" ] && continue
+	echo "0::$cg" >"$PROC/4242/cgroup"
+	run 3 SH $WRAP "$HOOK" --state-dir "$ST" --reserve 8ms/18ms && one_line_err &&
+		grep -q "^hcbs-hook: c1: start-host: pid 4242: $pat" "$T/err" &&
+		grep -q "expected its own cgroup, lxc.payload.c1 (lxc/c1 on cgroup v1); refused\$" "$T/err" &&
+		unchanged && [ ! -e "$ST" ]
+	ok $? "hook start-host with init in $cg: exit 3, nothing changed: $(cat "$T/err")"
+done <<'EOF'
+/|cgroup / is the root cgroup, not the container's
+/lxc.payload.c2|cgroup /lxc.payload.c2 is container c2's, not this one's
+/user.slice/session-3.scope|cgroup /user.slice/session-3.scope is not the container's
+/user.slice|cgroup /user.slice is not the container's
+/lxc.monitor.c1|cgroup /lxc.monitor.c1 is not the container's
+/other|cgroup /other is not the container's
+EOF
+echo "0::/lxc.payload.c1" >"$PROC/4242/cgroup"
+run 1 env -u LXC_NAME LXC_PID=4242 LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host $WRAP "$HOOK" --reserve 8ms/18ms &&
+	one_line_err && grep -q 'LXC_NAME is not set' "$T/err" && unchanged
+ok $? "hook start-host without LXC_NAME: exit 1: $(cat "$T/err")"
+echo "bogus" >"$PROC/4242/cgroup"
+run 3 SH $WRAP "$HOOK" --reserve 8ms/18ms && one_line_err &&
+	grep -q 'cannot find the cgroup of init (pid 4242): no cgroup v2' "$T/err" && unchanged
+ok $? "hook start-host when init's cgroup cannot be resolved: exit 3, no fallback: $(cat "$T/err")"
+echo "0::/lxc.payload.c1" >"$PROC/4242/cgroup"
+run 3 env -u HCBS_TEST_FAKE_CGROUPFS LXC_PID=4242 LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 \
+	$WRAP "$HOOK" --reserve 8ms/18ms && one_line_err && grep -q 'not a cgroup file system' "$T/err" && unchanged
+ok $? "hook start-host on a tree that is not cgroupfs: exit 3: $(cat "$T/err")"
+
+# ... and reserves it, remembers it for stop, which releases it.
+run 0 SH LXC_CONFIG_FILE=/var/lib/lxc/c1/config $WRAP "$HOOK" --reserve 8ms/18ms &&
+	[ "$(cat "$C1/cpu.rt.max")" = "8000 18000" ] && [ "$(cat "$ST/%2Fvar%2Flib%2Flxc%2Fc1%2Fconfig")" = "$C1" ]
+ok $? "hook start-host reserves lxc.payload.c1 and records it in %2Fvar%2Flib%2Flxc%2Fc1%2Fconfig"
 run 0 env LXC_CONFIG_FILE=/var/lib/lxc/c1/config LXC_HOOK_VERSION=0 $WRAP "$HOOK" c1 lxc stop mnt:/proc/1/fd/3 &&
-	[ "$(cat "$C1/cpu.rt.max")" = "max 18000" ] && [ ! -e "$ST/%var%lib%lxc%c1%config" ]
+	[ "$(cat "$C1/cpu.rt.max")" = "max 18000" ] && [ ! -e "$ST/%2Fvar%2Flib%2Flxc%2Fc1%2Fconfig" ]
 ok $? "hook v0 stop releases the recorded cgroup and removes the state file"
 run 0 env LXC_CONFIG_FILE=/var/lib/lxc/c1/config LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=stop LXC_NAME=c1 $WRAP "$HOOK"
 ok $? "hook v1 stop without state: nothing to do, exit 0"
+# lxc.cgroup.dir.container.inner: init one level below the limit cgroup
+mkgroup "$C1/inner" "max 1000000"
+printf 'lxc.uts.name = c1\nlxc.cgroup.dir.container.inner = inner\n' >"$T/inner.conf"
+echo "0::/lxc.payload.c1/inner" >"$PROC/4242/cgroup"
+run 0 SH LXC_CONFIG_FILE="$T/inner.conf" $WRAP "$HOOK" --reserve 7ms/18ms &&
+	[ "$(cat "$C1/cpu.rt.max")" = "7000 18000" ] && [ "$(cat "$C1/inner/cpu.rt.max")" = "max 1000000" ]
+ok $? "hook start-host with an inner cgroup reserves the limit cgroup lxc.payload.c1"
+printf 'lxc.cgroup.dir.container.inner = a/b\n' >"$T/inner2.conf"
+snapshot before
+run 3 SH LXC_CONFIG_FILE="$T/inner2.conf" $WRAP "$HOOK" --reserve 7ms/18ms && one_line_err &&
+	grep -q 'cgroup / is the root cgroup' "$T/err" && unchanged
+ok $? "hook start-host: an inner path deeper than init's cgroup never climbs to the root: $(cat "$T/err")"
+echo "0::/lxc.payload.c1" >"$PROC/4242/cgroup"
+run 0 env LXC_CONFIG_FILE="$T/inner.conf" LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=stop LXC_NAME=c1 $WRAP "$HOOK" &&
+	[ "$(cat "$C1/cpu.rt.max")" = "max 18000" ]
+ok $? "hook stop releases it"
+
+# State files: '%' and '/' both encoded, so "a%b" and "a/b" never share one
+# (with '/' as '%', stopping one container released the other's reservation).
+mkgroup "$CG/lxc.payload.a%b" "max 1000000"
+mkgroup "$CG/lxc.payload.b" "8000 18000"
+echo "0::/lxc.payload.a%b" >"$PROC/4242/cgroup"
+run 0 SH LXC_NAME='a%b' LXC_CONFIG_FILE="/lxc/a%b/config" $WRAP "$HOOK" --reserve 5ms/18ms &&
+	[ "$(cat "$CG/lxc.payload.a%b/cpu.rt.max")" = "5000 18000" ] && [ -e "$ST/%2Flxc%2Fa%25b%2Fconfig" ]
+ok $? "hook start-host of container 'a%b': state file %2Flxc%2Fa%25b%2Fconfig"
+run 0 env LXC_CONFIG_FILE=/lxc/a/b/config LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=stop LXC_NAME=b $WRAP "$HOOK" &&
+	[ "$(cat "$CG/lxc.payload.a%b/cpu.rt.max")" = "5000 18000" ] && [ "$(cat "$CG/lxc.payload.b/cpu.rt.max")" = "8000 18000" ] &&
+	[ -e "$ST/%2Flxc%2Fa%25b%2Fconfig" ]
+ok $? "hook stop of container 'b' in /lxc/a/b: leaves a%b's reservation and state alone"
+run 0 env LXC_CONFIG_FILE="/lxc/a%b/config" LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=stop LXC_NAME='a%b' $WRAP "$HOOK" &&
+	[ "$(cat "$CG/lxc.payload.a%b/cpu.rt.max")" = "max 18000" ] && [ ! -e "$ST/%2Flxc%2Fa%25b%2Fconfig" ]
+ok $? "hook stop of 'a%b' releases its own"
+# A state file is not trusted: one that names another container's cgroup is
+# left alone.
+echo "$CG/lxc.payload.b" >"$ST/%2Flxc%2Fc1%2Fconfig"
+run 0 env LXC_CONFIG_FILE=/lxc/c1/config LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=stop LXC_NAME=c1 $WRAP "$HOOK" &&
+	[ "$(cat "$CG/lxc.payload.b/cpu.rt.max")" = "8000 18000" ] && grep -q 'does not name this container' "$T/err"
+ok $? "hook stop: a state file naming another container's cgroup: left alone: $(cat "$T/err")"
+echo "0::/lxc.payload.c1" >"$PROC/4242/cgroup"
+run 0 SH LXC_CONFIG_FILE="/$(printf 'x%.0s' $(seq 300))" $WRAP "$HOOK" --reserve 8ms/18ms &&
+	grep -q 'the stop hook will not release' "$T/err" && [ "$(cat "$C1/cpu.rt.max")" = "8000 18000" ]
+ok $? "hook start-host: a state key too long for a file name is a warning, not a failure: $(tail -1 "$T/err")"
 
 # --- issue 18: hostile but plausible input ------------------------------------
 snapshot before

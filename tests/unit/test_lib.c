@@ -2,14 +2,19 @@
 /*
  * libhcbs-util: JSON output, sizes and pids, growing arrays, cgroup
  * discovery from /proc/PID/cgroup and mountinfo texts, cpu.rt.max
- * parsing, the root group's share (on a fake root cgroup), and the
+ * parsing, the root group's share (on a fake root cgroup), the
  * two-file write plan (every intermediate state valid, checked on random
- * transitions).
+ * transitions), the cgroup files through a directory fd (another file
+ * system, symbolic links), and whose cgroup a hook may reserve.  Linked
+ * with the test build of tools/lib, whose fake cgroupfs the fake trees
+ * need.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hcbs.h"
@@ -556,13 +561,199 @@ static void small_helpers(void)
 	free(a);
 }
 
+static bool file_is(const char *dir, const char *name, const char *want)
+{
+	char p[4096], buf[256] = "";
+	FILE *f;
+	size_t n;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "r");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return !strcmp(buf, want);
+}
+
+/*
+ * The cgroup files through a directory fd: another file system, a
+ * symbolic link, a missing file are refused, nothing created or truncated;
+ * the test build's fake cgroupfs is what the other tests use.
+ */
+static void cgroupfs(void)
+{
+	char dir[] = "/tmp/hcbs-cgfs.XXXXXX", err[HCBS_ERRLEN], p[4096], q[4096], *text = NULL;
+	struct hcbs_rt to = { .runtime_us = 8000, .period_us = 18000 };
+	int fd;
+
+	if (!mkdtemp(dir)) {
+		tap_ok(0, "cgroupfs: mkdtemp: %s", strerror(errno));
+		return;
+	}
+	put(dir, "cgroup.procs", "");
+	put(dir, "cpu.rt.max", "max 1000000\n");
+	put(dir, "victim", "precious\n");
+
+	unsetenv("HCBS_TEST_FAKE_CGROUPFS");
+	err[0] = '\0';
+	fd = hcbs_cgroup_open(dir, err, sizeof(err));
+	tap_ok(fd == -EMEDIUMTYPE && strstr(err, "not a cgroup file system") &&
+	       strstr(err, dir), "a directory on another file system is refused: %s", err);
+	tap_ok(hcbs_cgroup_dir_check(dir, err, sizeof(err)) == -EMEDIUMTYPE && !hcbs_is_cgroup_dir(dir),
+	       "... it is no cgroup directory");
+	tap_ok(hcbs_cgroup_write(dir, "cpu.rt.max", "8000 18000") == -EMEDIUMTYPE &&
+	       file_is(dir, "cpu.rt.max", "max 1000000\n"), "... nothing is written there");
+	tap_ok(hcbs_cgroup_read(dir, "cpu.rt.max", &text, err, sizeof(err)) == -EMEDIUMTYPE && !text,
+	       "... nor read");
+	tap_ok(hcbs_reserve(dir, &to, NULL, NULL, err, sizeof(err), NULL, 0) == HCBS_EXIT_NOTFOUND &&
+	       strstr(err, "not a cgroup file system") && file_is(dir, "cpu.rt.max", "max 1000000\n"),
+	       "hcbs_reserve() on it: exit 3, nothing written: %s", err);
+	tap_ok(hcbs_cgroup_open("/proc/self", err, sizeof(err)) == -EMEDIUMTYPE && strstr(err, "on proc,"),
+	       "/proc is refused by name: %s", err);
+	tap_ok(hcbs_cgroup_open("/nonexistent", err, sizeof(err)) == -ENOENT &&
+	       strstr(err, "/nonexistent: No such file"), "a missing directory: %s", err);
+	if (!access("/sys/fs/cgroup/cgroup.procs", F_OK)) {
+		tap_ok(!hcbs_cgroup_dir_check("/sys/fs/cgroup", err, sizeof(err)),
+		       "the real cgroup mount is a cgroup directory: %s", err);
+	} else {
+		tap_ok(1, "# SKIP no cgroup mount at /sys/fs/cgroup");
+	}
+
+	setenv("HCBS_TEST_FAKE_CGROUPFS", "1", 1);
+	fd = hcbs_cgroup_open(dir, err, sizeof(err));
+	tap_ok(fd >= 0, "test build: HCBS_TEST_FAKE_CGROUPFS takes a plain directory for cgroupfs");
+	tap_ok(!hcbs_cgroup_write_at(fd, "cpu.rt.max", "8000 18000") &&
+	       !hcbs_cgroup_write_at(fd, "cpu.rt.max", "max 18000") &&
+	       file_is(dir, "cpu.rt.max", "max 18000"),
+	       "test build: a fake cgroup file shows the last write whole, as cgroupfs does");
+	tap_ok(hcbs_cgroup_write_at(fd, "cpu.rt.nosuch", "1") == -ENOENT &&
+	       access((snprintf(p, sizeof(p), "%s/cpu.rt.nosuch", dir), p), F_OK),
+	       "a missing cgroup file is not created");
+	snprintf(p, sizeof(p), "%s/cpu.rt.max", dir);
+	snprintf(q, sizeof(q), "%s/victim", dir);
+	unlink(p);
+	tap_ok(!symlink(q, p), "cpu.rt.max made a symbolic link to a plain file");
+	tap_ok(hcbs_cgroup_write_at(fd, "cpu.rt.max", "8000 18000") == -ELOOP &&
+	       file_is(dir, "victim", "precious\n"), "a write through the link is refused (ELOOP)");
+	tap_ok(hcbs_cgroup_read_at(fd, dir, "cpu.rt.max", &text, err, sizeof(err)) == -ELOOP && !text &&
+	       strstr(err, "is a symbolic link, which no cgroup file is"), "... and a read: %s", err);
+	tap_ok(hcbs_reserve(dir, &to, NULL, NULL, err, sizeof(err), NULL, 0) == HCBS_EXIT_NOTFOUND &&
+	       strstr(err, "symbolic link") && file_is(dir, "victim", "precious\n"),
+	       "hcbs_reserve() through the link: exit 3, the file untouched: %s", err);
+	close(fd);
+	unlink(p);
+	drop(dir, "victim");
+	drop(dir, "cgroup.procs");
+	rmdir(dir);
+}
+
+/* Whose cgroup a hook may reserve (hcbs_own_cgroup_check()). */
+static void own_cgroups(void)
+{
+	static const char id[] = "0123456789abcdef0123";
+	static const struct {
+		const char *path;
+		enum hcbs_engine kind;
+		const char *name, *refusal;	/* NULL: accepted */
+	} cases[] = {
+		{ "/libpod_parent/libpod-0123456789abcdef0123", HCBS_ENGINE_OCI, id, NULL },
+		{ "/machine.slice/libpod-0123456789abcdef0123.scope", HCBS_ENGINE_OCI, id, NULL },
+		{ "/machine.slice/libpod-0123456789abcdef0123.scope/container", HCBS_ENGINE_OCI, id, NULL },
+		{ "/kubepods.slice/kubepods-pod1.slice/crio-0123456789abcdef0123.scope", HCBS_ENGINE_OCI, id, NULL },
+		{ "/k.slice/cri-containerd-0123456789abcdef0123.scope", HCBS_ENGINE_OCI, id, NULL },
+		{ "/", HCBS_ENGINE_OCI, id, "cgroup / is the root cgroup" },
+		{ "", HCBS_ENGINE_OCI, id, "cgroup / is the root cgroup" },
+		{ "/libpod-0123456789abcdef0123", HCBS_ENGINE_OCI, id, "is a top-level cgroup" },
+		{ "/user.slice/user-0.slice/session-3.scope", HCBS_ENGINE_OCI, id, "is not the container's" },
+		{ "/system.slice", HCBS_ENGINE_OCI, id, "is not the container's" },
+		{ "/machine.slice/libpod-conmon-0123456789abcdef0123.scope", HCBS_ENGINE_OCI, id, "is not the container's" },
+		{ "/system.slice/docker-0123456789abcdef0123.scope", HCBS_ENGINE_OCI, id, "is not the container's" },
+		{ "/lxc.payload.c1", HCBS_ENGINE_OCI, id, "is not the container's" },
+		{ "/machine.slice/libpod-feedfeed.scope", HCBS_ENGINE_OCI, id, "is container feedfeed's, not this one's" },
+		{ "/machine.slice/libpod-0123456789abcdef01234.scope", HCBS_ENGINE_OCI, id, "not this one's" },
+		{ "/machine.slice/libpod-0123456789abcdef012.scope", HCBS_ENGINE_OCI, id, "not this one's" },
+		{ "/lxc.payload.c1", HCBS_ENGINE_LXC, "c1", NULL },
+		{ "/lxc/c1", HCBS_ENGINE_LXC, "c1", NULL },
+		{ "/lxc.payload.c1/init.scope", HCBS_ENGINE_LXC, "c1", NULL },
+		{ "/", HCBS_ENGINE_LXC, "c1", "cgroup / is the root cgroup" },
+		{ "/lxc.payload.c2", HCBS_ENGINE_LXC, "c1", "is container c2's, not this one's" },
+		{ "/lxc.payload.a%b", HCBS_ENGINE_LXC, "a", "not this one's" },
+		{ "/user.slice", HCBS_ENGINE_LXC, "c1", "is not the container's" },
+		{ "/lxc.monitor.c1", HCBS_ENGINE_LXC, "c1", "is not the container's" },
+		{ "/machine.slice/libpod-c1.scope", HCBS_ENGINE_LXC, "c1", "is not the container's" },
+		{ "/lxc.payload.c1\n/forged", HCBS_ENGINE_LXC, "c1", "is container c1?'s, not this one's" },
+	};
+	char err[HCBS_ERRLEN], shown[128];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret;
+
+		err[0] = '\0';
+		hcbs_printable(cases[i].path, 100, shown, sizeof(shown));
+		ret = hcbs_own_cgroup_check(cases[i].path, cases[i].kind, cases[i].name, err, sizeof(err));
+		if (!cases[i].refusal)
+			tap_ok(!ret, "own cgroup: %s of %s %s: accepted %s", shown,
+			       cases[i].kind == HCBS_ENGINE_OCI ? "OCI" : "LXC", cases[i].name, err);
+		else
+			tap_ok(ret == -EPERM && strstr(err, cases[i].refusal) && strstr(err, "expected") &&
+			       !strchr(err, '\n'),
+			       "own cgroup: %s of %s %s: refused in one line: %s", shown,
+			       cases[i].kind == HCBS_ENGINE_OCI ? "OCI" : "LXC", cases[i].name, err);
+	}
+
+	char path[64] = "/a/b/c";
+
+	hcbs_path_up(path, 2);
+	tap_ok(!strcmp(path, "/a"), "path up 2: %s", path);
+	hcbs_path_up(path, 5);
+	tap_ok(!strcmp(path, "/"), "path up never above the root: %s", path);
+}
+
+/* hcbs_cgroup_match_stat(): LXC's limit cgroup, found by its cgroup.stat. */
+static void match_stat(void)
+{
+	char top[] = "/tmp/hcbs-stat.XXXXXX", a[256], b[512];
+
+	if (!mkdtemp(top)) {
+		tap_ok(0, "match stat: mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(a, sizeof(a), "%s/lxc.payload.c1", top);
+	snprintf(b, sizeof(b), "%s/init.scope", a);
+	mkdir(a, 0755);
+	mkdir(b, 0755);
+	put(top, "cgroup.stat", "nr_descendants 2\n");
+	put(a, "cgroup.stat", "nr_descendants 1\n");
+	put(b, "cgroup.stat", "nr_descendants 0\n");
+	tap_ok(hcbs_cgroup_match_stat(b, "nr_descendants 1\n", 64) == 1,
+	       "match stat: the limit cgroup is one above init's");
+	tap_ok(hcbs_cgroup_match_stat(b, "nr_descendants 0\n", 64) == 0, "match stat: init's own");
+	tap_ok(hcbs_cgroup_match_stat(b, "nr_descendants 7\n", 64) == -ENOENT,
+	       "match stat: no match is -ENOENT, never init's cgroup");
+	tap_ok(hcbs_cgroup_match_stat(b, "nr_descendants 2\n", 1) == -ENOENT,
+	       "match stat: not above @max_up");
+	drop(b, "cgroup.stat");
+	drop(a, "cgroup.stat");
+	drop(top, "cgroup.stat");
+	rmdir(b);
+	rmdir(a);
+	rmdir(top);
+}
+
 int main(void)
 {
+	/* The fake root cgroups below are plain directories (test build). */
+	setenv("HCBS_TEST_FAKE_CGROUPFS", "1", 1);
 	json();
 	small_helpers();
 	cgroups();
 	rt_files();
 	root_share();
 	plans();
+	cgroupfs();
+	own_cgroups();
+	match_stat();
 	return tap_done();
 }

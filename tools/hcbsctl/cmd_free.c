@@ -46,12 +46,11 @@ struct domains {
 
 static void scan_partitions(const char *dir, int depth, struct domains *d)
 {
-	char f[PATH_MAX], *text = NULL;
+	char *text = NULL;
 	struct dirent *e;
 	DIR *dd;
 
-	if (depth > 0 && (size_t)snprintf(f, sizeof(f), "%s/cpuset.cpus.partition", dir) < sizeof(f) &&
-	    !hcbs_read_text(f, &text, NULL, 0)) {
+	if (depth > 0 && !hcbs_cgroup_read(dir, "cpuset.cpus.partition", &text, NULL, 0)) {
 		bool valid = !strstr(text, "invalid");
 		char kind[16] = "";
 
@@ -59,8 +58,7 @@ static void scan_partitions(const char *dir, int depth, struct domains *d)
 		free(text);
 		text = NULL;
 		if (valid && (!strcmp(kind, "root") || !strcmp(kind, "isolated")) &&
-		    (size_t)snprintf(f, sizeof(f), "%s/cpuset.cpus.effective", dir) < sizeof(f) &&
-		    !hcbs_read_text(f, &text, NULL, 0)) {
+		    !hcbs_cgroup_read(dir, "cpuset.cpus.effective", &text, NULL, 0)) {
 			static int cpus[MAX_CPUS];
 			int n = hcbs_parse_cpulist(text, cpus, MAX_CPUS);
 

@@ -72,9 +72,14 @@ int resolve_target(const struct opts *o, const char *name, struct target *t)
 				 errno ? strerror(errno) : "not a directory");
 			return HCBS_EXIT_NOTFOUND;
 		}
-		if (!hcbs_is_cgroup_dir(o->cgroup)) {
+		ret = hcbs_cgroup_dir_check(o->cgroup, e, sizeof(e));
+		if (ret == -ENOTDIR) {
 			die_line(o, t->label, "not a cgroup (no cgroup.procs): expected a directory of a cgroup file system, e.g. /sys/fs/cgroup/NAME");
 			return HCBS_EXIT_NOTFOUND;
+		}
+		if (ret) {
+			die_line(o, t->label, "%s", e);
+			return ret == -EACCES || ret == -EPERM ? HCBS_EXIT_PERM : HCBS_EXIT_NOTFOUND;
 		}
 		snprintf(t->path, sizeof(t->path), "%s", o->cgroup);
 		/* Trailing slashes would confuse the walks up the tree. */
@@ -117,11 +122,10 @@ void json_header(struct hcbs_json *j, const char *cmd)
 
 int reservation_cpus(const char *dir, char *list, size_t len)
 {
-	char path[PATH_MAX], *text = NULL;
+	char *text = NULL;
 	int n = -1;
 
-	if (dir && (size_t)snprintf(path, sizeof(path), "%s/cpu.rt.cpus", dir) < sizeof(path) &&
-	    !hcbs_read_text(path, &text, NULL, 0))
+	if (dir && !hcbs_cgroup_read(dir, "cpu.rt.cpus", &text, NULL, 0))
 		n = hcbs_parse_cpulist(text, NULL, 0);
 	if (n < 0) {
 		free(text);
@@ -192,12 +196,13 @@ const char *fmt_rt(const struct hcbs_rt *rt, char *buf, size_t len)
 
 /*
  * Run "systemctl show -p ControlGroup --value -- UNIT" (no shell) and put
- * its first line in @out.  $HCBSCTL_SYSTEMCTL replaces systemctl in tests.
+ * its first line in @out.  A test build's $HCBSCTL_SYSTEMCTL replaces
+ * systemctl.
  */
 static int unit_control_group(const char *unit, char *out, size_t len,
 			      char *err, size_t errlen)
 {
-	const char *cmd = getenv("HCBSCTL_SYSTEMCTL");
+	const char *cmd = hcbs_test_env("HCBSCTL_SYSTEMCTL");
 	char *argv[] = { (char *)(cmd ? cmd : "systemctl"), "show", "-p", "ControlGroup",
 			 "--value", "--", (char *)unit, NULL };
 	posix_spawn_file_actions_t fa;
@@ -246,7 +251,7 @@ static int unit_control_group(const char *unit, char *out, size_t len,
 
 int unit_cgroup(const char *unit, char *path, size_t len, char *err, size_t errlen)
 {
-	const char *run = getenv("HCBSCTL_SYSTEMD_DIR");
+	const char *run = hcbs_test_env("HCBSCTL_SYSTEMD_DIR");
 	char cg[PATH_MAX], line[2 * PATH_MAX + 16], *mi = NULL, e[HCBS_ERRLEN];
 	struct stat st;
 	int ret, version;

@@ -27,7 +27,7 @@ struct opts {
 	const char *cpus;		/* --cpus N (analyze) */
 	const char *overhead;		/* --overhead TIME|N% (analyze, set --taskset) */
 	bool json;
-	/* test hooks, from the environment (see hcbsctl(1), ENVIRONMENT) */
+	/* fake sysctls and fair servers: test builds only (hcbs_test_env()) */
 	const char *sysctl_dir;
 	const char *fs_dir;
 };

@@ -302,8 +302,9 @@ int main(int argc, char **argv)
 		}
 		return help_command(o.nargs, o.args);
 	}
-	o.sysctl_dir = getenv("HCBSCTL_SYSCTL_DIR");
-	o.fs_dir = getenv("HCBSCTL_FAIR_SERVER_DIR");
+	/* Test builds only: NULL (the kernel's own files) in hcbsctl itself. */
+	o.sysctl_dir = hcbs_test_env("HCBSCTL_SYSCTL_DIR");
+	o.fs_dir = hcbs_test_env("HCBSCTL_FAIR_SERVER_DIR");
 
 	for (size_t i = 0; i < NCMDS; i++) {
 		int min = cmds[i].min, max = cmds[i].max, extra = given & ~cmds[i].accept;

@@ -18,24 +18,15 @@
 
 #include "hcbs.h"
 
-int hcbs_read_text_max(const char *path, size_t max, char **text, char *err,
-		       size_t errlen)
+int hcbs_read_fd_max(int fd, const char *name, size_t max, char **text, char *err,
+		     size_t errlen)
 {
-	bool is_stdin = !strcmp(path, "-");
-	const char *name = is_stdin ? "stdin" : path;
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap);
-	int fd, ret = 0;
+	int ret = 0;
 
 	if (!buf)
 		return -ENOMEM;
-	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		hcbs_seterr(err, errlen, "%s: %s", path, strerror(errno));
-		free(buf);
-		return ret;
-	}
 	for (;;) {
 		ssize_t n;
 
@@ -74,8 +65,6 @@ int hcbs_read_text_max(const char *path, size_t max, char **text, char *err,
 		}
 	}
 out:
-	if (!is_stdin)
-		close(fd);
 	if (ret) {
 		free(buf);
 		return ret;
@@ -83,6 +72,24 @@ out:
 	buf[len] = '\0';
 	*text = buf;
 	return 0;
+}
+
+int hcbs_read_text_max(const char *path, size_t max, char **text, char *err,
+		       size_t errlen)
+{
+	bool is_stdin = !strcmp(path, "-");
+	int fd, ret;
+
+	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		hcbs_seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	ret = hcbs_read_fd_max(fd, is_stdin ? "stdin" : path, max, text, err, errlen);
+	if (!is_stdin)
+		close(fd);
+	return ret;
 }
 
 int hcbs_read_text(const char *path, char **text, char *err, size_t errlen)
@@ -212,9 +219,13 @@ static int map_to_mount(const char *mountinfo, const char *cgpath, int v,
 	return ret;
 }
 
-int hcbs_cgroup_resolve(const char *proc_cgroup, const char *mountinfo,
-			char *path, size_t len, int *version,
-			char *err, size_t errlen)
+/*
+ * hcbs_cgroup_resolve(), and the cgroup's path in its hierarchy (as
+ * @proc_cgroup gives it) into @cg (may be NULL).
+ */
+static int resolve(const char *proc_cgroup, const char *mountinfo,
+		   char *path, size_t len, int *version, char *cg, size_t cglen,
+		   char *err, size_t errlen)
 {
 	char *copy = strdup(proc_cgroup), *save = NULL, *line;
 	char *v1path = NULL, *v2path = NULL;
@@ -247,6 +258,8 @@ int hcbs_cgroup_resolve(const char *proc_cgroup, const char *mountinfo,
 		free(copy);
 		return -ENOENT;
 	}
+	if (!ret && cg && (size_t)snprintf(cg, cglen, "%s", v1path ? v1path : v2path) >= cglen)
+		ret = -ENAMETOOLONG;
 	if (ret == -ENOENT)
 		hcbs_seterr(err, errlen, "cgroup '%s' is not reachable from any cgroup%s mount here",
 			    v1path ? v1path : v2path, v1path ? " (cpu)" : "2");
@@ -258,10 +271,17 @@ int hcbs_cgroup_resolve(const char *proc_cgroup, const char *mountinfo,
 	return ret;
 }
 
-int hcbs_cgroup_of_pid_in(const char *proc, pid_t pid, char *path, size_t len,
-			  int *version, char *err, size_t errlen)
+int hcbs_cgroup_resolve(const char *proc_cgroup, const char *mountinfo,
+			char *path, size_t len, int *version,
+			char *err, size_t errlen)
 {
-	char file[PATH_MAX], *cg = NULL, *mi = NULL, e[HCBS_ERRLEN];
+	return resolve(proc_cgroup, mountinfo, path, len, version, NULL, 0, err, errlen);
+}
+
+int hcbs_proc_cgroup(const char *proc, pid_t pid, struct hcbs_proc_cgroup *cg,
+		     char *err, size_t errlen)
+{
+	char file[PATH_MAX], *text = NULL, *mi = NULL, e[HCBS_ERRLEN];
 	int ret;
 
 	if (!proc)
@@ -270,7 +290,7 @@ int hcbs_cgroup_of_pid_in(const char *proc, pid_t pid, char *path, size_t len,
 		hcbs_seterr(err, errlen, "%s: path too long", proc);
 		return -ENAMETOOLONG;
 	}
-	ret = hcbs_read_text(file, &cg, e, sizeof(e));
+	ret = hcbs_read_text(file, &text, e, sizeof(e));
 	if (ret) {
 		hcbs_seterr(err, errlen, "%s", ret == -ENOENT ?
 			    "no such process" : e);
@@ -279,8 +299,9 @@ int hcbs_cgroup_of_pid_in(const char *proc, pid_t pid, char *path, size_t len,
 	snprintf(file, sizeof(file), "%s/self/mountinfo", proc);
 	ret = hcbs_read_text(file, &mi, err, errlen);
 	if (!ret)
-		ret = hcbs_cgroup_resolve(cg, mi, path, len, version, err, errlen);
-	free(cg);
+		ret = resolve(text, mi, cg->dir, sizeof(cg->dir), &cg->version,
+			      cg->path, sizeof(cg->path), err, errlen);
+	free(text);
 	free(mi);
 	return ret;
 }
@@ -288,7 +309,17 @@ int hcbs_cgroup_of_pid_in(const char *proc, pid_t pid, char *path, size_t len,
 int hcbs_cgroup_of_pid(pid_t pid, char *path, size_t len, int *version,
 		       char *err, size_t errlen)
 {
-	return hcbs_cgroup_of_pid_in(NULL, pid, path, len, version, err, errlen);
+	struct hcbs_proc_cgroup cg;
+	int ret = hcbs_proc_cgroup(NULL, pid, &cg, err, errlen);
+
+	if (ret)
+		return ret;
+	if ((size_t)snprintf(path, len, "%s", cg.dir) >= len) {
+		hcbs_seterr(err, errlen, "cgroup path too long");
+		return -ENAMETOOLONG;
+	}
+	*version = cg.version;
+	return 0;
 }
 
 int hcbs_cgroup_mount_resolve(const char *mountinfo, const char *path, int version,
@@ -346,19 +377,6 @@ int hcbs_cgroup_mount(const char *path, int version, char *mnt, size_t mlen,
 	else if (ret)
 		hcbs_seterr(err, errlen, "%s: %s", path, strerror(-ret));
 	return ret;
-}
-
-bool hcbs_is_cgroup_dir(const char *path)
-{
-	char p[PATH_MAX];
-	struct stat st;
-
-	/* Every cgroup directory, v1 or v2, has cgroup.procs. */
-	if (stat(path, &st) || !S_ISDIR(st.st_mode))
-		return false;
-	if ((size_t)snprintf(p, sizeof(p), "%s/cgroup.procs", path) >= sizeof(p))
-		return false;
-	return !access(p, F_OK);
 }
 
 /* @comp is PREFIX-ID[.scope]: copy ID into @id. */
@@ -429,4 +447,89 @@ bool hcbs_cgroup_owner(const char *path, struct hcbs_owner *o)
 		}
 	}
 	return false;
+}
+
+int hcbs_own_cgroup_check(const char *cgpath, enum hcbs_engine kind, const char *name,
+			  char *err, size_t errlen)
+{
+	char found[160], want[80], expected[320];
+	struct hcbs_owner o;
+	int depth = 0;
+	bool owned;
+
+	for (const char *p = cgpath; *p; p++)
+		if (*p != '/' && (p == cgpath || p[-1] == '/'))
+			depth++;
+	hcbs_printable(cgpath, 128, found, sizeof(found));
+	hcbs_printable(name, 64, want, sizeof(want));
+	if (kind == HCBS_ENGINE_OCI)
+		snprintf(expected, sizeof(expected),
+			 "expected its own cgroup, libpod-, crio- or cri-containerd-%s (the state's id), below a top-level cgroup",
+			 want);
+	else
+		snprintf(expected, sizeof(expected),
+			 "expected its own cgroup, lxc.payload.%s (lxc/%s on cgroup v1)", want, want);
+	if (!depth) {
+		hcbs_seterr(err, errlen, "cgroup / is the root cgroup, not the container's: %s; refused",
+			    expected);
+		return -EPERM;
+	}
+	owned = hcbs_cgroup_owner(cgpath, &o) &&
+		!strcmp(o.kind, kind == HCBS_ENGINE_OCI ? "oci" : "lxc") &&
+		strcmp(o.engine, "docker");	/* dockerd runs no OCI hooks */
+	if (!owned) {
+		hcbs_seterr(err, errlen, "cgroup %s is not the container's: %s; refused", found, expected);
+		return -EPERM;
+	}
+	if (strcmp(o.name, name)) {
+		char other[80];
+
+		hcbs_seterr(err, errlen, "cgroup %s is container %s's, not this one's: %s; refused",
+			    found, hcbs_printable(o.name, 64, other, sizeof(other)), expected);
+		return -EPERM;
+	}
+	/* LXC's default is lxc.payload.NAME at the top (lxc.cgroup.relative = 0). */
+	if (depth == 1 && kind == HCBS_ENGINE_OCI) {
+		hcbs_seterr(err, errlen, "cgroup %s is a top-level cgroup: %s; refused", found, expected);
+		return -EPERM;
+	}
+	return 0;
+}
+
+void hcbs_path_up(char *path, int n)
+{
+	while (n-- > 0) {
+		char *s = strrchr(path, '/');
+
+		if (!s)
+			return;
+		if (s == path) {
+			path[1] = '\0';	/* the root, never above */
+			return;
+		}
+		*s = '\0';
+	}
+}
+
+int hcbs_cgroup_match_stat(const char *dir, const char *want, int max_up)
+{
+	char cand[PATH_MAX];
+
+	if ((size_t)snprintf(cand, sizeof(cand), "%s", dir) >= sizeof(cand))
+		return -ENAMETOOLONG;
+	for (int up = 0; up <= max_up; up++) {
+		char *text = NULL;
+		bool same;
+
+		if (hcbs_cgroup_read(cand, "cgroup.stat", &text, NULL, 0))
+			return -ENOENT;
+		same = !strcmp(text, want);
+		free(text);
+		if (same)
+			return up;
+		if (!strcmp(cand, "/"))
+			return -ENOENT;
+		hcbs_path_up(cand, 1);
+	}
+	return -ENOENT;
 }

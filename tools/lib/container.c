@@ -14,6 +14,10 @@
  *    with that of init's cgroup and of each ancestor: nr_descendants grows
  *    strictly on the way up, so at most one directory matches.
  *
+ * The result must be the container's own cgroup (lxc.payload.NAME, or
+ * lxc/NAME on v1; hcbs_own_cgroup_check()), or it is refused: never the
+ * root, never init's cgroup as a fallback when nothing matches.
+ *
  * Never call this from an LXC hook of the same container: init_pid() and
  * get_cgroup_item() talk to the container's monitor, which does not answer
  * while it runs a hook.  Hooks use hcbs_cgroup_of_pid($LXC_PID) instead.
@@ -78,18 +82,6 @@ int hcbs_lxcpath_check(const char *lxcpath, char *err, size_t errlen)
 #ifdef HAVE_LXC
 #include <lxc/lxccontainer.h>
 
-/* Drop the last @n components of @path (never above "/"). */
-static void strip_components(char *path, int n)
-{
-	while (n-- > 0) {
-		char *s = strrchr(path, '/');
-
-		if (!s || s == path)
-			return;
-		*s = '\0';
-	}
-}
-
 static int count_components(const char *rel)
 {
 	int n = 0;
@@ -98,33 +90,6 @@ static int count_components(const char *rel)
 		if (*p != '/' && (p == rel || p[-1] == '/'))
 			n++;
 	return n;
-}
-
-/* Walk up from @path until its cgroup.stat equals @want (v2 only). */
-static void match_limit_cgroup(char *path, const char *want)
-{
-	char cand[PATH_MAX], file[PATH_MAX + 16];
-
-	snprintf(cand, sizeof(cand), "%s", path);
-	for (int depth = 0; depth < 64; depth++) {
-		char *text = NULL;
-		bool same;
-
-		snprintf(file, sizeof(file), "%s/cgroup.stat", cand);
-		if (hcbs_read_text(file, &text, NULL, 0))
-			return;
-		same = !strcmp(text, want);
-		free(text);
-		if (same) {
-			strcpy(path, cand);
-			return;
-		}
-		char *s = strrchr(cand, '/');
-
-		if (!s || s == cand)
-			return;
-		*s = '\0';
-	}
 }
 
 void hcbs_lxc_quiet(void)
@@ -137,11 +102,52 @@ void hcbs_lxc_quiet(void)
 	done = true;
 }
 
+/*
+ * The limit cgroup of the running container @c, from its init @pid: init's
+ * cgroup, less lxc.cgroup.dir.container.inner, then the ancestor whose
+ * cgroup.stat is the one liblxc reads from the limit cgroup (v2).  It must
+ * be the container's own (hcbs_own_cgroup_check()): nothing else is ever
+ * returned, init's cgroup included.
+ */
+static int limit_cgroup(struct lxc_container *c, const char *name, pid_t pid,
+			struct hcbs_proc_cgroup *cg, char *err, size_t errlen)
+{
+	char inner[256] = "", stat[512], e[HCBS_ERRLEN];
+	int ret, up = 0, n;
+
+	ret = hcbs_proc_cgroup(NULL, pid, cg, err, errlen);
+	if (ret)
+		return ret;
+	/* liblxc 5 answers "(null)" for an unset key. */
+	if (c->get_config_item(c, "lxc.cgroup.dir.container.inner", inner,
+			       sizeof(inner)) > 0 && inner[0] && strcmp(inner, "(null)"))
+		up = count_components(inner);
+	hcbs_path_up(cg->dir, up);
+	hcbs_path_up(cg->path, up);
+	n = cg->version == 2 ? c->get_cgroup_item(c, "cgroup.stat", stat, sizeof(stat)) : 0;
+	if (n > 0 && (size_t)n < sizeof(stat)) {
+		stat[n] = '\0';
+		up = hcbs_cgroup_match_stat(cg->dir, stat, 64);
+		if (up < 0) {
+			hcbs_seterr(err, errlen, "container '%s': none of %s and its ancestors is the cgroup liblxc reports (cgroup.stat differs): refused",
+				    name, hcbs_printable(cg->dir, 256, e, sizeof(e)));
+			return -ENOENT;
+		}
+		hcbs_path_up(cg->dir, up);
+		hcbs_path_up(cg->path, up);
+	}
+	if (hcbs_own_cgroup_check(cg->path, HCBS_ENGINE_LXC, name, e, sizeof(e))) {
+		hcbs_seterr(err, errlen, "container '%s': %s", name, e);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 int hcbs_container_cgroup(const char *name, const char *lxcpath, char *path,
 			  size_t len, int *version, char *err, size_t errlen)
 {
+	struct hcbs_proc_cgroup *cg;
 	struct lxc_container *c;
-	char inner[256] = "", stat[512];
 	pid_t pid;
 	int ret;
 
@@ -179,25 +185,17 @@ int hcbs_container_cgroup(const char *name, const char *lxcpath, char *path,
 		lxc_container_put(c);
 		return -ESRCH;
 	}
-	ret = hcbs_cgroup_of_pid(pid, path, len, version, err, errlen);
-	if (ret) {
-		lxc_container_put(c);
-		return ret;
+	cg = malloc(sizeof(*cg));
+	ret = cg ? limit_cgroup(c, name, pid, cg, err, errlen) : -ENOMEM;
+	if (!ret && (size_t)snprintf(path, len, "%s", cg->dir) >= len) {
+		hcbs_seterr(err, errlen, "container '%s': cgroup path too long", name);
+		ret = -ENAMETOOLONG;
 	}
-	/* liblxc 5 answers "(null)" for an unset key. */
-	if (c->get_config_item(c, "lxc.cgroup.dir.container.inner", inner,
-			       sizeof(inner)) > 0 && inner[0] && strcmp(inner, "(null)"))
-		strip_components(path, count_components(inner));
-	if (*version == 2) {
-		int n = c->get_cgroup_item(c, "cgroup.stat", stat, sizeof(stat));
-
-		if (n > 0 && (size_t)n < sizeof(stat)) {
-			stat[n] = '\0';
-			match_limit_cgroup(path, stat);
-		}
-	}
+	if (!ret)
+		*version = cg->version;
+	free(cg);
 	lxc_container_put(c);
-	return 0;
+	return ret;
 }
 
 #else /* !HAVE_LXC */

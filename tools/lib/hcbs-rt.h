@@ -16,6 +16,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+#include "hcbs.h"
 
 #define HCBS_RT_MAX UINT64_MAX	/* runtime "max" (or -1 on the two-file ABI) */
 
@@ -45,15 +48,11 @@ enum hcbs_rt_abi hcbs_rt_detect(const char *dir);
 
 int hcbs_rt_read(const char *dir, enum hcbs_rt_abi abi, struct hcbs_rt *rt,
 		 char *err, size_t errlen);
+/* The same through the directory fd @dfd (@dir names it in messages). */
+int hcbs_rt_read_at(int dfd, const char *dir, enum hcbs_rt_abi abi, struct hcbs_rt *rt,
+		    char *err, size_t errlen);
 int hcbs_rt_read_stat(const char *dir, struct hcbs_rt_stat *st,
 		      char *err, size_t errlen);
-
-/*
- * Write @value into @dir/@file in one write(2): 0 or -errno (-EIO for a
- * short write).  A plain file standing in for cgroupfs (tests) is
- * truncated to the value.
- */
-int hcbs_cgroup_write(const char *dir, const char *file, const char *value);
 
 /* Parse the contents of cpu.rt.max ("8000 18000\n", "max 1000000\n"). */
 int hcbs_rt_parse_max(const char *text, struct hcbs_rt *rt);
@@ -85,11 +84,12 @@ int hcbs_rt_plan(enum hcbs_rt_abi abi, const struct hcbs_rt *from,
 		 struct hcbs_rt_step *steps, int max_steps);
 
 /*
- * Apply a plan.  On failure the writes already done are undone in reverse
- * (best effort; *@rolled_back tells whether that worked), *@failed_step is
- * the index of the refused write, and the write's -errno is returned.
+ * Apply a plan to the cgroup directory @dfd (hcbs_cgroup_open()).  On
+ * failure the writes already done are undone in reverse (best effort;
+ * *@rolled_back tells whether that worked), *@failed_step is the index of
+ * the refused write, and the write's -errno is returned.
  */
-int hcbs_rt_apply(const char *dir, const struct hcbs_rt_step *steps, int n,
+int hcbs_rt_apply(int dfd, const struct hcbs_rt_step *steps, int n,
 		  int *failed_step, bool *rolled_back);
 
 /* "8ms/18ms", "max/1s", "0/18ms": the reservation with units. */
@@ -267,6 +267,18 @@ int hcbs_rt_check(const char *dir, enum hcbs_rt_abi *abi, char *err, size_t errl
 int hcbs_reserve(const char *dir, const struct hcbs_rt *to,
 		 const char *sysctl_dir, const char *fs_dir,
 		 char *err, size_t errlen, char *warn, size_t warnlen);
+
+/*
+ * What a hook does with the cgroup @cg of the container's process @pid:
+ * refuse it (HCBS_EXIT_NOTFOUND, nothing read or written) unless it is
+ * the own cgroup of container @name (hcbs_own_cgroup_check()), then
+ * hcbs_reserve() it with the kernel's sysctls and fair servers (a test
+ * build's fake ones).  An hcbs_exit; on failure one line in @err that
+ * names the cgroup.
+ */
+int hcbs_hook_reserve(pid_t pid, const struct hcbs_proc_cgroup *cg, enum hcbs_engine kind,
+		      const char *name, const struct hcbs_rt *to,
+		      char *err, size_t errlen, char *warn, size_t warnlen);
 
 /*
  * Parse a CPU list ("0-3,6\n") into @cpus (at most @max stored; may be

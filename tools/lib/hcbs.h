@@ -19,6 +19,19 @@
 
 #define HCBS_ERRLEN 256
 
+/*
+ * A test switch: getenv(@name) in a test build (-DHCBS_TESTING: the
+ * executables the unit tests run, never installed), NULL in every other.
+ * The name itself is not compiled into an installed binary, so no
+ * environment can redirect what a root tool reads, writes or runs.
+ */
+#ifdef HCBS_TESTING
+#include <stdlib.h>
+#define hcbs_test_env(name) ((const char *)getenv(name))
+#else
+#define hcbs_test_env(name) ((const char *)NULL)
+#endif
+
 /* ---- durations: "8ms", "500us", "1.5ms", "2s", "250000ns", "2m", "1h" ---- */
 
 /*
@@ -117,6 +130,21 @@ void hcbs_json_null(struct hcbs_json *j);
 
 /* ---- cgroups ---- */
 
+/* The cgroup of a process, as /proc/PID/cgroup and mountinfo give it. */
+struct hcbs_proc_cgroup {
+	char dir[4096];		/* the directory, absolute, in this mount namespace */
+	char path[4096];	/* the cgroup's path in its hierarchy: "/" is the root */
+	int version;		/* 1 or 2 */
+};
+
+/*
+ * The cgroup of @pid that holds the cpu controller (see
+ * hcbs_cgroup_of_pid()), with its path in the hierarchy.  @proc is where
+ * the proc file system is (NULL: /proc): a fake one for the hooks' tests.
+ */
+int hcbs_proc_cgroup(const char *proc, pid_t pid, struct hcbs_proc_cgroup *cg,
+		     char *err, size_t errlen);
+
 /*
  * The cgroup of @pid that holds the cpu controller, as an absolute path in
  * this mount namespace (e.g. "/sys/fs/cgroup/lxc.payload.vbbu1"), found
@@ -125,13 +153,6 @@ void hcbs_json_null(struct hcbs_json *j);
  */
 int hcbs_cgroup_of_pid(pid_t pid, char *path, size_t len, int *version,
 		       char *err, size_t errlen);
-/*
- * The same with the proc file system at @proc (NULL: /proc): reads
- * @proc/PID/cgroup and @proc/self/mountinfo.  For tests of the hooks,
- * which are given a fake tree.
- */
-int hcbs_cgroup_of_pid_in(const char *proc, pid_t pid, char *path, size_t len,
-			  int *version, char *err, size_t errlen);
 
 /*
  * The cpu cgroup of a running LXC container, through liblxc (init pid) and
@@ -191,6 +212,9 @@ int hcbs_read_text(const char *path, char **text, char *err, size_t errlen);
 /* The same with another bound. */
 int hcbs_read_text_max(const char *path, size_t max, char **text, char *err,
 		       size_t errlen);
+/* The same from the open @fd (left open), @name in messages. */
+int hcbs_read_fd_max(int fd, const char *name, size_t max, char **text, char *err,
+		     size_t errlen);
 
 /*
  * The pure part of hcbs_cgroup_of_pid(), for tests and for callers that
@@ -216,7 +240,35 @@ int hcbs_cgroup_mount_resolve(const char *mountinfo, const char *path, int versi
 /* The same on this process's /proc/self/mountinfo, with a message. */
 int hcbs_cgroup_mount(const char *path, int version, char *mnt, size_t mlen,
 		      char *root, size_t rlen, char *err, size_t errlen);
-/* Is @path a cgroup directory (v1 or v2: it has cgroup.procs)? */
+/*
+ * ---- the cgroup files themselves (cgroupfs.c) ----
+ *
+ * Every read and write of a cgroup file goes through a directory fd
+ * opened with O_PATH on a cgroup2 or cgroup (v1) file system (fstatfs),
+ * and openat() with O_NOFOLLOW: never a symbolic link, never a file of
+ * another file system, never truncated or created.
+ */
+
+/* The fd of cgroup directory @dir, or -errno (-EMEDIUMTYPE: not cgroupfs). */
+int hcbs_cgroup_open(const char *dir, char *err, size_t errlen);
+/* Does @file exist in the directory @dfd (a symbolic link counts)? */
+bool hcbs_cgroup_has_at(int dfd, const char *file);
+/* Read @file of @dfd (@dir names it in messages; may be NULL). */
+int hcbs_cgroup_read_at(int dfd, const char *dir, const char *file, char **text,
+			char *err, size_t errlen);
+/* Write @value into @file of @dfd in one write(2): 0 or -errno (-EIO: short). */
+int hcbs_cgroup_write_at(int dfd, const char *file, const char *value);
+/* The same by the directory's path: opened, checked, used, closed. */
+int hcbs_cgroup_read(const char *dir, const char *file, char **text, char *err,
+		     size_t errlen);
+int hcbs_cgroup_write(const char *dir, const char *file, const char *value);
+bool hcbs_cgroup_has(const char *dir, const char *file);
+/*
+ * Is @dir a cgroup directory: on a cgroup file system, with cgroup.procs?
+ * 0, or -errno with one line: -ENOENT and the like, -EMEDIUMTYPE (another
+ * file system), -ENOTDIR (no cgroup.procs).
+ */
+int hcbs_cgroup_dir_check(const char *dir, char *err, size_t errlen);
 bool hcbs_is_cgroup_dir(const char *path);
 
 /* Who a cgroup belongs to, as far as its path tells. */
@@ -235,6 +287,41 @@ struct hcbs_owner {
  * was found.
  */
 bool hcbs_cgroup_owner(const char *path, struct hcbs_owner *o);
+
+/* Whose cgroup a hook may reserve. */
+enum hcbs_engine {
+	HCBS_ENGINE_OCI,	/* podman, CRI-O, containerd: ID the state's id */
+	HCBS_ENGINE_LXC,	/* LXC: the container's name */
+};
+
+/*
+ * Is @cgpath (a cgroup's path in its hierarchy, "/" the root) the own
+ * cgroup of the container @name of @kind?  Its innermost component that
+ * names a container (hcbs_cgroup_owner()) must name this one:
+ * libpod-NAME, crio-NAME or cri-containerd-NAME (".scope" or not) for
+ * OCI, lxc.payload.NAME (or NAME below "lxc", cgroup v1) for LXC.  The
+ * root is refused, and so is every top-level cgroup, except LXC's own
+ * lxc.payload.NAME, which LXC puts there by default.  0, or -EPERM with
+ * one line naming the cgroup found and what was expected.
+ */
+int hcbs_own_cgroup_check(const char *cgpath, enum hcbs_engine kind, const char *name,
+			  char *err, size_t errlen);
+
+/* Drop the last @n components of @path ("/a/b" -> "/a" -> "/"; never above). */
+void hcbs_path_up(char *path, int n);
+
+/*
+ * How many components above the cgroup directory @dir (0: @dir itself, at
+ * most @max_up) is the one whose cgroup.stat reads @want: nr_descendants
+ * grows strictly on the way up, so at most one does.  -ENOENT if none.
+ */
+int hcbs_cgroup_match_stat(const char *dir, const char *want, int max_up);
+
+/*
+ * At most @max bytes of @s, control characters as '?', into @buf (of
+ * @len bytes): safe to put in a one-line message or syslog.
+ */
+const char *hcbs_printable(const char *s, size_t max, char *buf, size_t len);
 
 /*
  * Keep liblxc from printing its own log lines on stderr (callers print

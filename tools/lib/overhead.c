@@ -82,17 +82,12 @@ void hcbs_overhead_fit(const struct hcbs_overhead_run run[HCBS_OVERHEAD_RUNS],
 static void __attribute__((noreturn)) ov_child(const char *dir, int cpu, int go, int done)
 {
 	struct sched_param sp = { .sched_priority = OV_PRIO };
-	char path[PATH_MAX], c;
 	cpu_set_t set;
-	int fd;
+	char c;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >= (int)sizeof(path))
+	if (hcbs_cgroup_write(dir, "cgroup.procs", "0"))
 		_exit(1);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, "0", 1) != 1)
-		_exit(1);
-	close(fd);
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
@@ -120,11 +115,10 @@ static void __attribute__((noreturn)) ov_child(const char *dir, int cpu, int go,
 
 static bool has_word(const char *dir, const char *file, const char *word)
 {
-	char path[PATH_MAX], *text = NULL, e[HCBS_ERRLEN];
+	char *text = NULL;
 	bool found = false;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path) ||
-	    hcbs_read_text(path, &text, e, sizeof(e)))
+	if (hcbs_cgroup_read(dir, file, &text, NULL, 0))
 		return false;
 	for (char *t = strtok(text, " \n"); t; t = strtok(NULL, " \n"))
 		if (!strcmp(t, word))

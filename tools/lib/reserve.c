@@ -6,10 +6,12 @@
  * the kernel says no, and explain a refusal with the numbers.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hcbs.h"
@@ -160,6 +162,8 @@ static int errno_exit(int err)
 		return HCBS_EXIT_PERM;
 	case -ENOENT:
 	case -ENODEV:
+	case -ELOOP:		/* a symbolic link where a cgroup file should be */
+	case -EMEDIUMTYPE:	/* not on a cgroup file system */
 		return HCBS_EXIT_NOTFOUND;
 	default:
 		return HCBS_EXIT_SYSTEM;
@@ -261,17 +265,10 @@ static bool read_sysctl_u64(const char *sysctl_dir, const char *name, uint64_t *
 
 int hcbs_rt_check(const char *dir, enum hcbs_rt_abi *abi, char *err, size_t errlen)
 {
-	char p[PATH_MAX];
+	int ret = hcbs_cgroup_dir_check(dir, err, errlen);
 
-	if (access(dir, F_OK)) {
-		hcbs_seterr(err, errlen, "cgroup %s: %s", dir, strerror(errno));
-		return HCBS_EXIT_NOTFOUND;
-	}
-	if (!hcbs_is_cgroup_dir(dir)) {
-		hcbs_seterr(err, errlen, "%s is not a cgroup (no cgroup.procs): expected a directory of a cgroup file system, e.g. /sys/fs/cgroup/NAME",
-			    dir);
-		return HCBS_EXIT_NOTFOUND;
-	}
+	if (ret)
+		return ret == -EACCES || ret == -EPERM ? HCBS_EXIT_PERM : HCBS_EXIT_NOTFOUND;
 	*abi = hcbs_rt_detect(dir);
 	if (hcbs_cgroup_is_top(dir)) {
 		/*
@@ -287,9 +284,7 @@ int hcbs_rt_check(const char *dir, enum hcbs_rt_abi *abi, char *err, size_t errl
 		}
 	}
 	if (*abi == HCBS_ABI_NONE) {
-		snprintf(p, sizeof(p), "%s/cpu.weight", dir);
-		if (access(p, F_OK) && snprintf(p, sizeof(p), "%s/cpu.shares", dir) > 0 &&
-		    access(p, F_OK))
+		if (!hcbs_cgroup_has(dir, "cpu.weight") && !hcbs_cgroup_has(dir, "cpu.shares"))
 			hcbs_seterr(err, errlen, "%s: no cpu controller files here (enable it: echo +cpu > PARENT/cgroup.subtree_control)",
 				    dir);
 		else
@@ -305,25 +300,71 @@ int hcbs_rt_check(const char *dir, enum hcbs_rt_abi *abi, char *err, size_t errl
 	return HCBS_EXIT_OK;
 }
 
+/*
+ * Every file of @steps a regular file of the directory @dfd (not a
+ * symbolic link) that the caller may write: else an exit code and one line.
+ */
+static int check_writable(int dfd, const char *dir, const struct hcbs_rt_step *steps, int n,
+			  char *err, size_t errlen)
+{
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		int e = fstatat(dfd, steps[i].file, &st, AT_SYMLINK_NOFOLLOW) ? errno : 0;
+
+		if (e || !S_ISREG(st.st_mode)) {
+			hcbs_seterr(err, errlen, "%s/%s: %s: refused", dir, steps[i].file,
+				    e ? strerror(e) : S_ISLNK(st.st_mode) ?
+				    "a symbolic link, which no cgroup file is" :
+				    "not a regular file, which every cgroup file is");
+			return HCBS_EXIT_NOTFOUND;
+		}
+		if (faccessat(dfd, steps[i].file, W_OK, 0)) {
+			hcbs_seterr(err, errlen, "%s: permission denied (%s): run as root",
+				    steps[i].file, strerror(errno));
+			return HCBS_EXIT_PERM;
+		}
+	}
+	return HCBS_EXIT_OK;
+}
+
+static int reserve_at(int dfd, const char *dir, enum hcbs_rt_abi abi,
+		      const struct hcbs_rt *to, const char *sysctl_dir, const char *fs_dir,
+		      char *err, size_t errlen, char *warn, size_t warnlen);
+
 int hcbs_reserve(const char *dir, const struct hcbs_rt *to,
 		 const char *sysctl_dir, const char *fs_dir,
 		 char *err, size_t errlen, char *warn, size_t warnlen)
 {
-	struct hcbs_rt_step steps[HCBS_RT_MAX_STEPS];
-	struct hcbs_global g;
-	struct hcbs_rt cur;
 	enum hcbs_rt_abi abi;
-	char e[HCBS_ERRLEN], p[PATH_MAX];
-	uint64_t pmin = 0, pmax = 0;
-	int n, ret, failed, children = 0;
-	bool rolled_back;
-	double floor_bw;
+	int dfd, ret;
 
 	if (warn && warnlen)
 		warn[0] = '\0';
 	ret = hcbs_rt_check(dir, &abi, err, errlen);
 	if (ret)
 		return ret;
+	/* From here on, every read and write goes through this one fd. */
+	dfd = hcbs_cgroup_open(dir, err, errlen);
+	if (dfd < 0)
+		return errno_exit(dfd);
+	ret = reserve_at(dfd, dir, abi, to, sysctl_dir, fs_dir, err, errlen, warn, warnlen);
+	close(dfd);
+	return ret;
+}
+
+static int reserve_at(int dfd, const char *dir, enum hcbs_rt_abi abi,
+		      const struct hcbs_rt *to, const char *sysctl_dir, const char *fs_dir,
+		      char *err, size_t errlen, char *warn, size_t warnlen)
+{
+	struct hcbs_rt_step steps[HCBS_RT_MAX_STEPS];
+	struct hcbs_global g;
+	struct hcbs_rt cur;
+	char e[HCBS_ERRLEN];
+	uint64_t pmin = 0, pmax = 0;
+	int n, ret, failed, children = 0;
+	bool rolled_back;
+	double floor_bw;
+
 	if (!hcbs_global_read(sysctl_dir, &g, NULL, 0) && g.rt_runtime_us < 0)
 		hcbs_seterr(warn, warnlen, "kernel.sched_rt_runtime_us is -1: admission control is off, reservations are not guaranteed (tuned's realtime profile sets this; restore e.g. 950000)");
 
@@ -340,7 +381,7 @@ int hcbs_reserve(const char *dir, const struct hcbs_rt *to,
 			    (unsigned long long)pmax);
 		return HCBS_EXIT_USAGE;
 	}
-	ret = hcbs_rt_read(dir, abi, &cur, e, sizeof(e));
+	ret = hcbs_rt_read_at(dfd, dir, abi, &cur, e, sizeof(e));
 	if (ret) {
 		hcbs_seterr(err, errlen, "%s", e);
 		return errno_exit(ret);
@@ -360,16 +401,11 @@ int hcbs_reserve(const char *dir, const struct hcbs_rt *to,
 		hcbs_seterr(err, errlen, "invalid reservation");
 		return HCBS_EXIT_USAGE;
 	}
-	for (int i = 0; i < n; i++) {
-		snprintf(p, sizeof(p), "%s/%s", dir, steps[i].file);
-		if (access(p, W_OK)) {
-			hcbs_seterr(err, errlen, "%s: permission denied (%s): run as root",
-				    steps[i].file, strerror(errno));
-			return HCBS_EXIT_PERM;
-		}
-	}
+	ret = check_writable(dfd, dir, steps, n, err, errlen);
+	if (ret)
+		return ret;
 
-	ret = hcbs_rt_apply(dir, steps, n, &failed, &rolled_back);
+	ret = hcbs_rt_apply(dfd, steps, n, &failed, &rolled_back);
 	if (!ret)
 		return HCBS_EXIT_OK;
 
@@ -408,4 +444,27 @@ int hcbs_reserve(const char *dir, const struct hcbs_rt *to,
 	if (!rolled_back && err && l < errlen)
 		snprintf(err + l, errlen - l, "; WARNING: the previous reservation could not be restored");
 	return errno_exit(ret);
+}
+
+int hcbs_hook_reserve(pid_t pid, const struct hcbs_proc_cgroup *cg, enum hcbs_engine kind,
+		      const char *name, const struct hcbs_rt *to,
+		      char *err, size_t errlen, char *warn, size_t warnlen)
+{
+	char e[HCBS_ERRLEN];
+	size_t l;
+	int ret;
+
+	if (warn && warnlen)
+		warn[0] = '\0';
+	if (hcbs_own_cgroup_check(cg->path, kind, name, e, sizeof(e))) {
+		hcbs_seterr(err, errlen, "pid %d: %s", (int)pid, e);
+		return HCBS_EXIT_NOTFOUND;
+	}
+	ret = hcbs_reserve(cg->dir, to, hcbs_test_env("HCBSCTL_SYSCTL_DIR"),
+			   hcbs_test_env("HCBSCTL_FAIR_SERVER_DIR"), err, errlen, warn, warnlen);
+	/* Name the cgroup, which the engine chose, unless the reason did. */
+	l = err ? strlen(err) : 0;
+	if (ret && err && !strstr(err, cg->dir) && l < errlen)
+		snprintf(err + l, errlen - l, " (cgroup %s)", cg->dir);
+	return ret;
 }

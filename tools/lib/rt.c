@@ -12,9 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "hcbs.h"
@@ -45,9 +43,7 @@ static bool join(char *buf, size_t len, const char *dir, const char *name)
 
 static bool has_file(const char *dir, const char *name)
 {
-	char p[PATH_MAX];
-
-	return join(p, sizeof(p), dir, name) && access(p, F_OK) == 0;
+	return hcbs_cgroup_has(dir, name);
 }
 
 /*
@@ -63,32 +59,36 @@ static bool hcbs_tracepoints(void)
 		"/sys/kernel/debug/tracing/events/sched",
 	};
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		if (has_file(dirs[i], "sched_hcbs_server_start"))
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		char p[PATH_MAX];
+
+		if (join(p, sizeof(p), dirs[i], "sched_hcbs_server_start") && !access(p, F_OK))
 			return true;
+	}
 	return false;
 }
 
 enum hcbs_rt_abi hcbs_rt_detect(const char *dir)
 {
-	if (has_file(dir, "cpu.rt.max"))
-		return HCBS_ABI_RT_MAX;
-	if (has_file(dir, "cpu.rt_runtime_us") && has_file(dir, "cpu.rt_period_us"))
-		return has_file(dir, "cpu.rt.stat") || hcbs_tracepoints() ?
-		       HCBS_ABI_TWO_FILES : HCBS_ABI_LEGACY;
-	return HCBS_ABI_NONE;
+	enum hcbs_rt_abi abi = HCBS_ABI_NONE;
+	int dfd = hcbs_cgroup_open(dir, NULL, 0);
+
+	if (dfd < 0)
+		return abi;
+	if (hcbs_cgroup_has_at(dfd, "cpu.rt.max"))
+		abi = HCBS_ABI_RT_MAX;
+	else if (hcbs_cgroup_has_at(dfd, "cpu.rt_runtime_us") &&
+		 hcbs_cgroup_has_at(dfd, "cpu.rt_period_us"))
+		abi = hcbs_cgroup_has_at(dfd, "cpu.rt.stat") || hcbs_tracepoints() ?
+		      HCBS_ABI_TWO_FILES : HCBS_ABI_LEGACY;
+	close(dfd);
+	return abi;
 }
 
 static int read_file(const char *dir, const char *name, char **text,
 		     char *err, size_t errlen)
 {
-	char p[PATH_MAX];
-
-	if (!join(p, sizeof(p), dir, name)) {
-		hcbs_seterr(err, errlen, "%s: path too long", dir);
-		return -ENAMETOOLONG;
-	}
-	return hcbs_read_text(p, text, err, errlen);
+	return hcbs_cgroup_read(dir, name, text, err, errlen);
 }
 
 /* A whole unsigned decimal number, optionally followed by a newline. */
@@ -132,11 +132,23 @@ int hcbs_rt_parse_max(const char *text, struct hcbs_rt *rt)
 int hcbs_rt_read(const char *dir, enum hcbs_rt_abi abi, struct hcbs_rt *rt,
 		 char *err, size_t errlen)
 {
+	int dfd = hcbs_cgroup_open(dir, err, errlen), ret;
+
+	if (dfd < 0)
+		return dfd;
+	ret = hcbs_rt_read_at(dfd, dir, abi, rt, err, errlen);
+	close(dfd);
+	return ret;
+}
+
+int hcbs_rt_read_at(int dfd, const char *dir, enum hcbs_rt_abi abi, struct hcbs_rt *rt,
+		    char *err, size_t errlen)
+{
 	char *a = NULL, *b = NULL;
 	int ret;
 
 	if (abi == HCBS_ABI_RT_MAX) {
-		ret = read_file(dir, "cpu.rt.max", &a, err, errlen);
+		ret = hcbs_cgroup_read_at(dfd, dir, "cpu.rt.max", &a, err, errlen);
 		if (ret)
 			return ret;
 		ret = hcbs_rt_parse_max(a, rt);
@@ -149,9 +161,9 @@ int hcbs_rt_read(const char *dir, enum hcbs_rt_abi abi, struct hcbs_rt *rt,
 		hcbs_seterr(err, errlen, "%s: no RT bandwidth interface", dir);
 		return -EOPNOTSUPP;
 	}
-	ret = read_file(dir, "cpu.rt_runtime_us", &a, err, errlen);
+	ret = hcbs_cgroup_read_at(dfd, dir, "cpu.rt_runtime_us", &a, err, errlen);
 	if (!ret)
-		ret = read_file(dir, "cpu.rt_period_us", &b, err, errlen);
+		ret = hcbs_cgroup_read_at(dfd, dir, "cpu.rt_period_us", &b, err, errlen);
 	if (!ret) {
 		if (!strcmp(a, "-1\n") || !strcmp(a, "-1"))
 			rt->runtime_us = HCBS_RT_MAX;
@@ -485,50 +497,13 @@ int hcbs_rt_plan(enum hcbs_rt_abi abi, const struct hcbs_rt *from,
 	return pl.n;
 }
 
-/*
- * cgroupfs files take each write whole; a plain file (a fake cgroup tree in
- * the tests) must be cut to what was written.  Truncating only after the
- * write succeeded keeps a refused write from changing anything.
- */
-static bool is_cgroupfs(int fd)
-{
-	struct statfs sf;
-
-	return !fstatfs(fd, &sf) &&
-	       (sf.f_type == CGROUP2_SUPER_MAGIC || sf.f_type == CGROUP_SUPER_MAGIC);
-}
-
-int hcbs_cgroup_write(const char *dir, const char *file, const char *value)
-{
-	char p[PATH_MAX];
-	size_t len = strlen(value);
-	ssize_t n;
-	int fd, ret = 0;
-
-	if (!join(p, sizeof(p), dir, file))
-		return -ENAMETOOLONG;
-	fd = open(p, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, value, len);
-	if (n < 0)
-		ret = -errno;
-	else if ((size_t)n != len)
-		ret = -EIO;
-	else if (!is_cgroupfs(fd) && ftruncate(fd, (off_t)len))
-		ret = -errno;	/* a plain file standing in for cgroupfs (tests) */
-	if (close(fd) && !ret)
-		ret = -errno;
-	return ret;
-}
-
-int hcbs_rt_apply(const char *dir, const struct hcbs_rt_step *steps, int n,
+int hcbs_rt_apply(int dfd, const struct hcbs_rt_step *steps, int n,
 		  int *failed_step, bool *rolled_back)
 {
 	*failed_step = -1;
 	*rolled_back = true;
 	for (int i = 0; i < n; i++) {
-		int ret = hcbs_cgroup_write(dir, steps[i].file, steps[i].value);
+		int ret = hcbs_cgroup_write_at(dfd, steps[i].file, steps[i].value);
 
 		if (!ret)
 			continue;
@@ -537,7 +512,7 @@ int hcbs_rt_apply(const char *dir, const struct hcbs_rt_step *steps, int n,
 			char v[48];
 
 			format_value(steps[k].file, &steps[k].before, v, sizeof(v));
-			if (hcbs_cgroup_write(dir, steps[k].file, v))
+			if (hcbs_cgroup_write_at(dfd, steps[k].file, v))
 				*rolled_back = false;
 		}
 		return ret;
@@ -619,11 +594,10 @@ static bool is_cgroup_dir(const char *dir)
 
 int hcbs_rt_cpus(const char *dir, int *cpus, int max)
 {
-	char path[PATH_MAX], *text = NULL;
+	char *text = NULL;
 	int n;
 
-	if (!join(path, sizeof(path), dir, "cpu.rt.cpus") ||
-	    hcbs_read_text(path, &text, NULL, 0))
+	if (read_file(dir, "cpu.rt.cpus", &text, NULL, 0))
 		return -ENOENT;
 	n = hcbs_parse_cpulist(text, cpus, max);
 	free(text);
@@ -632,12 +606,11 @@ int hcbs_rt_cpus(const char *dir, int *cpus, int max)
 
 bool hcbs_rt_on_cpu(const char *dir, int cpu)
 {
-	char path[PATH_MAX], *text = NULL;
+	char *text = NULL;
 	bool on = true;	/* no cpu.rt.cpus: every CPU */
 	int n, *cpus;
 
-	if (!join(path, sizeof(path), dir, "cpu.rt.cpus") ||
-	    hcbs_read_text(path, &text, NULL, 0))
+	if (read_file(dir, "cpu.rt.cpus", &text, NULL, 0))
 		return on;
 	/* One read: count, then list the CPUs of the same text. */
 	n = hcbs_parse_cpulist(text, NULL, 0);

@@ -141,3 +141,13 @@ void hcbs_burn(uint64_t ns)
 	while (hcbs_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0 < ns)
 		;
 }
+
+const char *hcbs_printable(const char *s, size_t max, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (; s[n] && n < max && n + 1 < len; n++)
+		buf[n] = (unsigned char)s[n] < ' ' || s[n] == 0x7f ? '?' : s[n];
+	buf[n] = '\0';
+	return buf;
+}
