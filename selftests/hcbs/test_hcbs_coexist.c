@@ -555,38 +555,38 @@ static void pi_waiter_short(struct pi_shm *shm)
 		pthread_mutex_unlock(&shm->m);
 }
 
-/* The middle of a chain: holds m2, then waits for m (held by pi_owner()). */
-static void pi_chain_mid(struct pi_shm *shm)
+/*
+ * A link of a chain: hold @hold (and say so in @held), tell the owner
+ * below to start its work if @tell, then wait for @want.
+ */
+static void pi_chain_link(struct pi_shm *shm, pthread_mutex_t *hold, int *held,
+			  pthread_mutex_t *want, bool tell)
 {
 	struct timespec ts;
 
-	if (pthread_mutex_lock(&shm->m2))
+	if (pthread_mutex_lock(hold))
 		_exit(1);
-	__atomic_store_n(&shm->locked2, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(held, 1, __ATOMIC_RELEASE);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += shm->timeout_s;
-	if (write(shm->go_fd[1], "g", 1) != 1)
+	if (tell && write(shm->go_fd[1], "g", 1) != 1)
 		_exit(1);
-	if (pthread_mutex_timedlock(&shm->m, &ts))
+	if (pthread_mutex_timedlock(want, &ts))
 		_exit(1);
-	pthread_mutex_unlock(&shm->m);
-	pthread_mutex_unlock(&shm->m2);
+	pthread_mutex_unlock(want);
+	pthread_mutex_unlock(hold);
+}
+
+/* The middle of a chain: holds m2, then waits for m (held by pi_owner()). */
+static void pi_chain_mid(struct pi_shm *shm)
+{
+	pi_chain_link(shm, &shm->m2, &shm->locked2, &shm->m, true);
 }
 
 /* Another middle, above pi_chain_mid(): holds m3, then waits for m2. */
 static void pi_chain_mid2(struct pi_shm *shm)
 {
-	struct timespec ts;
-
-	if (pthread_mutex_lock(&shm->m3))
-		_exit(1);
-	__atomic_store_n(&shm->locked3, 1, __ATOMIC_RELEASE);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += shm->timeout_s;
-	if (pthread_mutex_timedlock(&shm->m2, &ts))
-		_exit(1);
-	pthread_mutex_unlock(&shm->m2);
-	pthread_mutex_unlock(&shm->m3);
+	pi_chain_link(shm, &shm->m3, &shm->locked3, &shm->m2, false);
 }
 
 /* The top of a chain: waits for shm->top (m2, or m3 above pi_chain_mid2()). */
