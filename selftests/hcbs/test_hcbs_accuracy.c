@@ -336,6 +336,89 @@ TEST_F_TIMEOUT(sched, rewrite_keeps_budget, 60)
 }
 
 /*
+ * A budget lowered under the task that runs on it ends where the new
+ * budget does, by the budget's hrtick, not at the next tick: a group at
+ * 50/100 ms whose FIFO hog is 5 ms into its budget is set to 200 us every
+ * 100 ms; the hog may run 200 us more, then waits for the next period.
+ * The new budget starts somewhere inside the write (a few hundred us on
+ * the virtual clock with lockdep), so the hog may run 200 us more than
+ * the write took.  Enforced only by the tick it ran on to the tick (up to
+ * 1 ms at HZ=1000, 4 ms at HZ=250).
+ */
+#define LOWER_Q_US	200
+#define LOWER_ROUNDS	10
+
+/* Wait until @pid's CPU time stops for 5 ms, then until it moves again. */
+static int wait_period_start(pid_t pid)
+{
+	uint64_t c, last, t0 = hcbs_now_ns();
+	int still = 0;
+
+	if (hcbs_proc_cputime_ns(pid, &last))
+		return -1;
+	while (still < 5) {
+		hcbs_sleep_ms(1);
+		if (hcbs_proc_cputime_ns(pid, &c))
+			return -1;
+		still = c == last ? still + 1 : 0;
+		last = c;
+		if (hcbs_now_ns() - t0 > 2000 * HCBS_NSEC_PER_MSEC)
+			return -1;
+	}
+	do {
+		if (hcbs_proc_cputime_ns(pid, &c))
+			return -1;
+		if (hcbs_now_ns() - t0 > 2000 * HCBS_NSEC_PER_MSEC)
+			return -1;
+	} while (c == last);
+	return 0;
+}
+
+TEST_F_TIMEOUT(sched, lowered_budget_ends_on_time, 60)
+{
+	const long long allow_us = hcbs_clock_virtual() ? 150 : 400;
+	long long worst = 0, worst_write = 0, ran_us, write_us;
+	int tried = 0, valid = 0;
+	uint64_t c0, c1, t0;
+	char g[PATHLEN];
+	pid_t pid;
+
+	hcbs_group(_metadata, &self->env, "g", 50000, 100000, g, sizeof(g));
+	pid = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO,
+		       HCBS_PRIO_GROUP)->pid;
+	hcbs_note("budget 50 ms lowered to %d us 5 ms into it, %d rounds; allowance %lld us (%s: the hrtick's expiry, the throttle and the switch away, with lockdep on; about 80 us of them on the virtual clock)",
+		  LOWER_Q_US, LOWER_ROUNDS, allow_us,
+		  hcbs_clock_virtual() ? "virtual clock" : "hardware or host clock");
+	while (valid < LOWER_ROUNDS && tried++ < 2 * LOWER_ROUNDS) {
+		ASSERT_EQ(0, hcbs_set_rt_max(g, 50000, 100000));
+		ASSERT_EQ(0, wait_period_start(pid)) TH_LOG("the hog never throttled and ran again");
+		hcbs_sleep_ms(5);
+		t0 = hcbs_now_ns();
+		ASSERT_EQ(0, hcbs_proc_cputime_ns(pid, &c0));
+		ASSERT_EQ(0, hcbs_set_rt_max(g, LOWER_Q_US, 100000));
+		write_us = (long long)(hcbs_now_ns() - t0) / 1000;
+		hcbs_sleep_ms(30);
+		ASSERT_EQ(0, hcbs_proc_cputime_ns(pid, &c1));
+		ran_us = (long long)(c1 - c0) / 1000;
+		/* Throttled before the write: the round measured nothing. */
+		if (ran_us < LOWER_Q_US / 2)
+			continue;
+		valid++;
+		if (ran_us > worst)
+			worst = ran_us;
+		if (write_us > worst_write)
+			worst_write = write_us;
+		EXPECT_LE(ran_us, LOWER_Q_US + write_us + allow_us)
+			TH_LOG("round %d: ran %lld us on a budget lowered to %d us by a write of %lld us",
+			       valid, ran_us, LOWER_Q_US, write_us);
+	}
+	hcbs_note("%d rounds measured: the hog ran at most %lld us from the write on (the write took up to %lld us)",
+		  valid, worst, worst_write);
+	EXPECT_EQ(LOWER_ROUNDS, valid) TH_LOG("only %d of %d rounds found the hog running at the write",
+					      valid, tried);
+}
+
+/*
  * Global fixed priority inside a reservation: a group's servers on two
  * CPUs serve its unpinned tasks together.  One unpinned FIFO hog in a
  * 30/100 ms group runs on whichever server has budget, 0.60 of a CPU in

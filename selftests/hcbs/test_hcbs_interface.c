@@ -1147,6 +1147,112 @@ TEST_F_TIMEOUT(iface, concurrent_writers, 120)
 	munmap(counts, sizeof(*counts) * WRITERS * 3);
 }
 
+#define KEEP_ROUNDS	500
+
+/*
+ * One half of (Q, P) written alone keeps the other half: "Q" to
+ * cpu.rt.max or cpu.rt_runtime_us keeps the period, cpu.rt_period_us the
+ * runtime.  Whatever is kept must be what the group has when the write
+ * takes effect, not what it had when the write began: a writer of the
+ * other half that lands in between would be undone.  A child rewrites
+ * one half as fast as it can while the parent changes the other half
+ * once a round; after the child's next two writes the parent's value
+ * must still be there.
+ */
+struct keep_race {
+	volatile unsigned long writes;
+	volatile int stop;
+	volatile int err;
+};
+
+static void __attribute__((noreturn)) keep_writer(struct keep_race *r,
+						  const char *cg, bool period)
+{
+	int err;
+
+	while (!r->stop) {
+		if (period)
+			err = hcbs_cg_write(cg, "cpu.rt_period_us", "100000");
+		else if (r->writes % 2)
+			err = hcbs_cg_write(cg, "cpu.rt_runtime_us", "5000");
+		else
+			err = hcbs_cg_write(cg, "cpu.rt.max", "5000");
+		if (err && !r->err)
+			r->err = err;
+		__atomic_add_fetch(&r->writes, 1, __ATOMIC_RELEASE);
+	}
+	_exit(0);
+}
+
+/*
+ * Rounds of the parent setting the half @period says is not the child's
+ * (the period if the child writes the runtime) to one of two values;
+ * returns how many rounds lost the parent's value.
+ */
+static int keep_race_rounds(struct __test_metadata *_metadata,
+			    const char *cg, bool period)
+{
+	static const long long runtimes[] = { 5000, 6000 };
+	static const long long periods[] = { 50000, 100000 };
+	struct keep_race *r;
+	long long q, p;
+	int round, lost = 0, status;
+	pid_t child;
+
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, r);
+	memset(r, 0, sizeof(*r));
+	ASSERT_EQ(0, hcbs_set_rt_max(cg, 5000, 100000));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		hcbs_pin_cpu(0, 1);
+		keep_writer(r, cg, period);
+	}
+	ASSERT_EQ(0, hcbs_pin_cpu(0, 0));
+	for (round = 0; round < KEEP_ROUNDS; round++) {
+		long long want_q = period ? runtimes[round % 2] : 5000;
+		long long want_p = period ? 100000 : periods[round % 2];
+		unsigned long w;
+		int err;
+
+		err = hcbs_set_rt_max(cg, want_q, want_p);
+		EXPECT_EQ(0, err) TH_LOG("round %d: cpu.rt.max %lld %lld: %s", round,
+					 want_q, want_p, errname(err));
+		w = __atomic_load_n(&r->writes, __ATOMIC_ACQUIRE);
+		while (__atomic_load_n(&r->writes, __ATOMIC_ACQUIRE) < w + 2)
+			;
+		ASSERT_EQ(0, read_rt_max(cg, &q, &p));
+		if (q != want_q || p != want_p) {
+			if (!lost)
+				TH_LOG("round %d: wrote %lld %lld, the other writer's next writes left %lld %lld",
+				       round, want_q, want_p, q, p);
+			lost++;
+		}
+	}
+	r->stop = 1;
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, r->err) TH_LOG("the %s writer: %s", period ? "period" : "runtime",
+				     errname(r->err));
+	hcbs_note("%d rounds of a cpu.rt.max write beside %lu writes of the %s alone: %d lost",
+		  KEEP_ROUNDS, r->writes, period ? "period" : "runtime", lost);
+	munmap(r, sizeof(*r));
+	return lost;
+}
+
+TEST_F_TIMEOUT(iface, single_value_write_keeps_other, 120)
+{
+	char g[PATHLEN];
+
+	ASSERT_EQ(0, hcbs_env_group(&self->env, "g", g, sizeof(g)));
+	EXPECT_EQ(0, keep_race_rounds(_metadata, g, false))
+		TH_LOG("a runtime-only write put back a period it had read before another write changed it");
+	EXPECT_EQ(0, keep_race_rounds(_metadata, g, true))
+		TH_LOG("a period-only write put back a runtime it had read before another write changed it");
+	EXPECT_EQ(0, hcbs_cg_write(g, "cpu.rt.max", "max"));
+}
+
 /* --------------------------------------------------------- tracepoints */
 static const char *const trace_events[] = {
 	"sched_hcbs_server_start", "sched_hcbs_server_stop",
