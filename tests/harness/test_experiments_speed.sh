@@ -95,11 +95,13 @@ expect_in "$md" '004_39d058149242cce5.txt' "004 cited by its file"
 expect_in "$md" '^\| 1/4 \| 3600 / 1200 / 800 / 2400 \| > P / 2000 \(short\) \| > P / 250 \(short\) \| 2500 \| 16.00 ms \| 3.28 \|$' "the sizing at 1/4, the full-speed reservations stretched x4"
 expect_in "$md" 'has no APERF/MPERF' "the invariance note"
 says seedlike "within a point of full speed's down to 1/2, then 60.0 % at 1/4: the seed's two regimes" "flat then steep"
-says seedlike "The reservation sized at full speed (1800 us every 2500 us on each CPU) missed 0.0 % at 1, 4.0 % at 1/2, 70.0 % at 1/4: it holds what it held only at the speed it was sized for" "the full-speed size fails lower"
+says seedlike "The reservation sized at full speed (1800 us every 2500 us on each CPU) missed 0.0 % at 1, 4.0 % at 1/2, 70.0 % at 1/4: a reservation for the speed it was sized at only, 40 more subframes lost at 1/2, 700 more subframes lost at 1/4" "the full-speed size fails lower"
 says seedlike "re-sizing cut the misses at 1/2 from 40 to 0, 1/4 from 700 to 30" "re-sizing helps"
-says seedlike "at 1/4 vbbu1's re-sized need (more than the period every 2500 us) is more than the CPUs admit beside vbbu2" "does not fit at 1/4"
-says seedlike "is not a guarantee under a governor that lowers the frequency (here it lost 700 of 1000 subframes at 1/4)" "the governor"
-says seedlike "re-sized, it missed no more at 1/2 than at full speed" "the re-sized size held where it fit"
+says seedlike "at 1/4 vbbu1's re-sized need is more than the period: no reservation of these CPUs holds it, even alone" "does not fit at 1/4, even alone"
+says seedlike "is not a guarantee under a governor that lowers the frequency (here vbbu1 lost 40 of 1000 subframes at 1/2 and 700 of 1000 subframes at 1/4): pin the performance governor" "the governor"
+says seedlike "re-sized, vbbu1 missed no more at 1/2 than at full speed" "the re-sized size held where it fit"
+says seedlike "sized at 1/4, the vBBUs do not fit these CPUs" "a speed the cells do not fit"
+says seedlike "stretched, the two reservations would take 1.64 of each CPU at 1/2, 3.28 of each CPU at 1/4, more than a CPU has" "frequency invariance would not save it"
 says_not seedlike "kept every deadline at every speed" "misses were made"
 diag "the seed's shape, the tables, the sentences: ok"
 
@@ -108,9 +110,12 @@ diag "the seed's shape, the tables, the sentences: ok"
 run flatres <<'EOF2'
 0 5 - 0 1500
 1 100 0 0 1600
-2 900 0 0 1700
+2 995 0 0 1700
 EOF2
 says flatres "its misses rise from the first halving, and more at each halving than at the one before (nonlinear" "steep from the first halving"
+says flatres "so the threshold speed of the seed's curve, if this one has it, lies between full speed and 1/2" "the threshold above 1/2"
+says flatres "at 1/4 nearly every subframe is late" "saturated at 1/4"
+says_not seedlike "nearly every subframe is late" "60 % is not saturated"
 says_not flatres "the seed's two regimes" "no flat part"
 says flatres "The reservation sized at full speed (1500 us every 2500 us on each CPU) kept every deadline at every speed measured, down to 1/4" "the full-speed size held"
 says flatres "Re-sized at each speed (1500 us at 1, 1600 us at 1/2, 1700 us at 1/4), the reservation kept every deadline at every speed" "the re-sized size held"
@@ -121,15 +126,17 @@ says_not flatres "re-sizing cut" "nothing to cut"
 diag "claims contradicted: rising curve, both sizes holding: ok"
 
 # Flat unreserved curve; the full-speed size misses as much at every
-# speed; the re-sized one does no better.
+# speed; the re-sized one does no better, and at 1/2 does not fit
+# beside vbbu2 (which then misses every subframe).
 run flat <<'EOF2'
 0 5 - 3 1500
-1 6 3 3 1600
+1 6 3 3 2100
 2 7 3 5 1700
 EOF2
 says flat "within a point of full speed's at every speed measured, so no threshold down to 1/4" "a flat curve"
 says flat "missed 0.3 % at 1, 0.3 % at 1/2, 0.3 % at 1/4: no more at the lower speeds than at full speed" "kept: no worse"
 says flat "at 1/2, 1/4 it did no better than the full-speed size" "re-sizing no better"
+says flat "at 1/2 vbbu1's re-sized need (2100 us every 2500 us) and vbbu2's (2100 us) are more than the CPUs admit together: vbbu1 got 2000 us, vbbu2 the 250 us left and missed 1000 of 1000" "both needs do not fit"
 says_not flat "is not a guarantee" "no worse at lower speeds: no warning"
 says_not flat "kept every deadline" "misses were made"
 diag "claims contradicted: flat curve, no worse at lower speeds: ok"
