@@ -96,6 +96,8 @@ expect_in "$md" '^\| 1/4 \| 3600 / 1200 / 800 / 2400 \| > P / 2000 \(short\) \| 
 expect_in "$md" 'has no APERF/MPERF' "the invariance note"
 says seedlike "within a point of full speed's down to 1/2, then 60.0 % at 1/4: the seed's two regimes" "flat then steep"
 says seedlike "The reservation sized at full speed (1800 us every 2500 us on each CPU) missed 0.0 % at 1, 4.0 % at 1/2, 70.0 % at 1/4: a reservation for the speed it was sized at only, 40 more subframes lost at 1/2, 700 more subframes lost at 1/4" "the full-speed size fails lower"
+says seedlike "at 1/2 (40 against 8), 1/4 (700 against 600) it lost more than no reservation at all" "worse than unreserved"
+says_not flatres "more than no reservation" "the full-speed size lost nothing"
 says seedlike "re-sizing cut the misses at 1/2 from 40 to 0, 1/4 from 700 to 30" "re-sizing helps"
 says seedlike "at 1/4 vbbu1's re-sized need is more than the period: no reservation of these CPUs holds it, even alone" "does not fit at 1/4, even alone"
 says seedlike "is not a guarantee under a governor that lowers the frequency (here vbbu1 lost 40 of 1000 subframes at 1/2 and 700 of 1000 subframes at 1/4): pin the performance governor" "the governor"
