@@ -33,8 +33,12 @@ static const char *errname(int err)
 	return err ? (n ? n : "unknown errno") : "accepted";
 }
 
+#define PREEMPT_MODE	"/sys/kernel/debug/sched/preempt"
+
 FIXTURE(coexist) {
 	struct hcbs_env env;
+	/* The preemption model a case switched from, to restore. */
+	char preempt[16];
 };
 
 FIXTURE_SETUP(coexist)
@@ -44,7 +48,30 @@ FIXTURE_SETUP(coexist)
 
 FIXTURE_TEARDOWN_PARENT(coexist)
 {
+	if (self->preempt[0])
+		EXPECT_EQ(0, hcbs_write_str(PREEMPT_MODE, self->preempt))
+			TH_LOG("preemption model '%s' not restored", self->preempt);
 	HCBS_ENV_TEARDOWN(&self->env);
+}
+
+/*
+ * The preemption model of a PREEMPT_DYNAMIC kernel: the word in
+ * parentheses of debugfs sched/preempt ("none voluntary (full) lazy").
+ * 0, or -errno (-ENOENT: a kernel whose model is fixed at build time).
+ */
+static int preempt_mode(char *mode, size_t len)
+{
+	char buf[128], *a, *b;
+	int err = hcbs_read_file(PREEMPT_MODE, buf, sizeof(buf));
+
+	if (err)
+		return err;
+	a = strchr(buf, '(');
+	b = a ? strchr(a, ')') : NULL;
+	if (!b || (size_t)(b - a) > len)
+		return -EINVAL;
+	snprintf(mode, len, "%.*s", (int)(b - a - 1), a + 1);
+	return 0;
 }
 
 static struct hcbs_hog *dl_sleeper(struct __test_metadata *_metadata,
@@ -463,7 +490,10 @@ struct pi_shm {
 	pthread_mutex_t m2;	/* a second PI mutex, for chains */
 	int locked2;		/* pi_chain_mid() holds m2 */
 	int chain_err;		/* pi_chain_top()'s pthread_mutex_timedlock() */
-	uint64_t chain_wait_ns;	/* how long pi_chain_top() waited for m2 */
+	uint64_t chain_wait_ns;	/* how long pi_chain_top() waited for top */
+	pthread_mutex_t m3;	/* a third, for chains of three owners */
+	int locked3;		/* pi_chain_mid2() holds m3 */
+	pthread_mutex_t *top;	/* what pi_chain_top() waits for: m2 or m3 */
 };
 
 static void pi_owner(struct pi_shm *shm)
@@ -543,7 +573,23 @@ static void pi_chain_mid(struct pi_shm *shm)
 	pthread_mutex_unlock(&shm->m2);
 }
 
-/* The top of a chain: waits for m2, held by pi_chain_mid(). */
+/* Another middle, above pi_chain_mid(): holds m3, then waits for m2. */
+static void pi_chain_mid2(struct pi_shm *shm)
+{
+	struct timespec ts;
+
+	if (pthread_mutex_lock(&shm->m3))
+		_exit(1);
+	__atomic_store_n(&shm->locked3, 1, __ATOMIC_RELEASE);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += shm->timeout_s;
+	if (pthread_mutex_timedlock(&shm->m2, &ts))
+		_exit(1);
+	pthread_mutex_unlock(&shm->m2);
+	pthread_mutex_unlock(&shm->m3);
+}
+
+/* The top of a chain: waits for shm->top (m2, or m3 above pi_chain_mid2()). */
 static void pi_chain_top(struct pi_shm *shm)
 {
 	struct timespec ts;
@@ -552,10 +598,10 @@ static void pi_chain_top(struct pi_shm *shm)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += shm->timeout_s;
 	t0 = hcbs_now_ns();
-	shm->chain_err = pthread_mutex_timedlock(&shm->m2, &ts);
+	shm->chain_err = pthread_mutex_timedlock(shm->top, &ts);
 	shm->chain_wait_ns = hcbs_now_ns() - t0;
 	if (!shm->chain_err)
-		pthread_mutex_unlock(&shm->m2);
+		pthread_mutex_unlock(shm->top);
 }
 
 /* @pid's effective priority as /proc/<pid>/stat has it (RT: -2 - prio). */
@@ -636,21 +682,29 @@ static struct pi_shm *pi_shm_new(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT));
 	ASSERT_EQ(0, pthread_mutex_init(&shm->m, &ma));
 	ASSERT_EQ(0, pthread_mutex_init(&shm->m2, &ma));
+	ASSERT_EQ(0, pthread_mutex_init(&shm->m3, &ma));
 	pthread_mutexattr_destroy(&ma);
+	shm->top = &shm->m2;
 	ASSERT_EQ(0, pipe(shm->go_fd));
 	shm->work_ns = work_ns;
 	shm->timeout_s = timeout_s;
 	return shm;
 }
 
-/* Wait (on the control CPU) until the owner holds the mutex. */
-static void pi_wait_locked(struct __test_metadata *_metadata, struct pi_shm *shm)
+/* Wait (on the control CPU) until @who has set @flag: holds its mutex. */
+static void pi_wait_flag(struct __test_metadata *_metadata, int *flag, const char *who)
 {
 	int i;
 
-	for (i = 0; i < 10000 && !__atomic_load_n(&shm->locked, __ATOMIC_ACQUIRE); i++)
+	for (i = 0; i < 10000 && !__atomic_load_n(flag, __ATOMIC_ACQUIRE); i++)
 		hcbs_sleep_ms(1);
-	ASSERT_TRUE(shm->locked) TH_LOG("the owner did not lock the mutex in 10 s");
+	ASSERT_TRUE(*flag) TH_LOG("%s did not lock its mutex in 10 s", who);
+}
+
+/* Wait until the owner holds the mutex. */
+static void pi_wait_locked(struct __test_metadata *_metadata, struct pi_shm *shm)
+{
+	pi_wait_flag(_metadata, &shm->locked, "the owner");
 }
 
 static void pi_shm_free(struct pi_shm *shm)
@@ -837,7 +891,6 @@ TEST_F_TIMEOUT(coexist, pi_chain_across_groups_and_cpus, 60)
 	struct pi_shm *shm = pi_shm_new(_metadata, 300 * HCBS_NSEC_PER_MSEC, 20);
 	char a[PATHLEN], b[PATHLEN], c[PATHLEN];
 	pid_t t1, t2, t3;
-	int i;
 
 	hcbs_group(_metadata, &self->env, "a", 2000, 100000, a, sizeof(a));
 	hcbs_group(_metadata, &self->env, "b", 40000, 100000, b, sizeof(b));
@@ -845,9 +898,7 @@ TEST_F_TIMEOUT(coexist, pi_chain_across_groups_and_cpus, 60)
 	t1 = pi_process(_metadata, shm, pi_owner, a, SCHED_FIFO, 10);
 	pi_wait_locked(_metadata, shm);
 	t2 = pi_process_on(_metadata, shm, pi_chain_mid, b, SCHED_FIFO, 15, HCBS_CTL_CPU);
-	for (i = 0; i < 10000 && !__atomic_load_n(&shm->locked2, __ATOMIC_ACQUIRE); i++)
-		hcbs_sleep_ms(1);
-	ASSERT_TRUE(shm->locked2) TH_LOG("the middle of the chain did not lock m2 in 10 s");
+	pi_wait_flag(_metadata, &shm->locked2, "the middle of the chain");
 	t3 = pi_process(_metadata, shm, pi_chain_top, c, SCHED_FIFO, 20);
 	pi_wait(_metadata, t3);
 	pi_wait(_metadata, t2);
@@ -893,6 +944,64 @@ TEST_F_TIMEOUT(coexist, pi_root_waiter_owner_throttled, 60)
 }
 
 /*
+ * A root waiter at the top of a chain of owners does not wait for a
+ * replenishment either.  A root FIFO 95 task waits for a mutex held by a
+ * FIFO 10 task of a 1/100 ms group (and, with @len 3, that one for a
+ * mutex of a second such task), which waits for m, held by a FIFO 10 task
+ * of a third 1/100 ms group that has 50 ms of work, beside a root FIFO 90
+ * hog on their CPU.  The owner runs in its waiter's server (bandwidth
+ * inheritance) while that can run, and at root level with FIFO 95 while
+ * it is throttled: the root waiter waits about 50 ms.  Left in the
+ * throttled server, as when only a root waiter of the owner itself
+ * counted, the owner's work took 50 periods: 5 s.
+ */
+static void pi_root_chain(struct __test_metadata *_metadata, struct hcbs_env *env,
+			  int len)
+{
+	struct pi_shm *shm = pi_shm_new(_metadata, 50 * HCBS_NSEC_PER_MSEC, 20);
+	char x[PATHLEN], y[PATHLEN], z[PATHLEN];
+	pid_t owner, mid, mid2 = 0, top;
+
+	hcbs_group(_metadata, env, "x", 1000, 100000, x, sizeof(x));
+	hcbs_group(_metadata, env, "y", 1000, 100000, y, sizeof(y));
+	hcbs_group(_metadata, env, "z", 1000, 100000, z, sizeof(z));
+	hcbs_hog(_metadata, env, NULL, HCBS_LOAD_CPU, SCHED_FIFO, HCBS_PRIO_ROOT_HOG);
+	owner = pi_process(_metadata, shm, pi_owner, x, SCHED_FIFO, 10);
+	pi_wait_locked(_metadata, shm);
+	mid = pi_process(_metadata, shm, pi_chain_mid, y, SCHED_FIFO, 10);
+	pi_wait_flag(_metadata, &shm->locked2, "the owner below the top");
+	if (len > 2) {
+		mid2 = pi_process(_metadata, shm, pi_chain_mid2, z, SCHED_FIFO, 10);
+		pi_wait_flag(_metadata, &shm->locked3, "the owner at the top");
+		shm->top = &shm->m3;
+	}
+	top = pi_process(_metadata, shm, pi_chain_top, NULL, SCHED_FIFO,
+			 HCBS_PRIO_ROOT_HOG + 5);
+	pi_wait(_metadata, top);
+	if (mid2)
+		pi_wait(_metadata, mid2);
+	pi_wait(_metadata, mid);
+	pi_release_owner(_metadata, shm, owner);
+	hcbs_note("root FIFO %d waiter -> %d FIFO 10 owner(s) in 1/100 ms groups, the last with 50 ms of work, beside a root FIFO %d hog: %s after %.3f s (in a throttled server: >= 5 s)",
+		  HCBS_PRIO_ROOT_HOG + 5, len, HCBS_PRIO_ROOT_HOG,
+		  shm->chain_err ? strerror(shm->chain_err) : "acquired",
+		  shm->chain_wait_ns / 1e9);
+	EXPECT_EQ(0, shm->chain_err);
+	EXPECT_LT(shm->chain_wait_ns, 2 * HCBS_NSEC_PER_SEC);
+	pi_shm_free(shm);
+}
+
+TEST_F_TIMEOUT(coexist, pi_root_chain_of_two, 60)
+{
+	pi_root_chain(_metadata, &self->env, 2);
+}
+
+TEST_F_TIMEOUT(coexist, pi_root_chain_of_three, 60)
+{
+	pi_root_chain(_metadata, &self->env, 3);
+}
+
+/*
  * Walk a long path in RCU mode for ever: the whole lookup of "/./././..."
  * is one RCU read-side section, so most preemptions land inside one.
  */
@@ -933,9 +1042,22 @@ TEST_F_TIMEOUT(coexist, rcu_reader_throttled, 120)
 	uint64_t t0, t, lat, max = 0, sum = 0, run0, run1;
 	long long thr0, thr1;
 	int n = 0, held = 0;
-	char g[PATHLEN];
+	char g[PATHLEN], mode[16];
 	pid_t walker;
 
+	/*
+	 * Under voluntary preemption (Debian's default) a task is preempted
+	 * only where it gives up the CPU, never inside a read-side section,
+	 * so the hazard never arises: run this case fully preemptible, as
+	 * PREEMPT_DYNAMIC allows at run time (preempt=full at boot does the
+	 * same).
+	 */
+	if (!preempt_mode(mode, sizeof(mode)) && strcmp(mode, "full")) {
+		ASSERT_EQ(0, hcbs_write_str(PREEMPT_MODE, "full"));
+		snprintf(self->preempt, sizeof(self->preempt), "%s", mode);
+		hcbs_note("preemption model '%s' switched to 'full' for this case: only a fully preemptible kernel preempts a task inside an RCU read-side section",
+			  mode);
+	}
 	hcbs_group(_metadata, &self->env, "rcu", q / 1000, p / 1000, g, sizeof(g));
 	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "nr_throttled", &thr0));
 	walker = pi_process_on(_metadata, NULL, rcu_walker, g, SCHED_FIFO, 50,
