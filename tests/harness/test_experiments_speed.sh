@@ -74,7 +74,10 @@ run() {
 }
 # says NAME TEXT WHAT / says_not NAME TEXT WHAT: the sentence has (not) TEXT
 says() { grep -qF -- "$2" "$HARNESS_TMP/$1.says" || fail "$1: $3: not said: $(cat "$HARNESS_TMP/$1.says")"; }
-says_not() { ! grep -qF -- "$2" "$HARNESS_TMP/$1.says" || fail "$1: $3: said: $(cat "$HARNESS_TMP/$1.says")"; }
+says_not() {
+	[ -f "$HARNESS_TMP/$1.says" ] || fail "$1: $3: no report of $1 yet"
+	! grep -qF -- "$2" "$HARNESS_TMP/$1.says" || fail "$1: $3: said: $(cat "$HARNESS_TMP/$1.says")"
+}
 
 # The seed's shape: flat to 1/2, steep at 1/4; the full-speed size loses
 # subframes at the lower speeds, the re-sized one none, and at 1/4 it
@@ -97,7 +100,6 @@ expect_in "$md" 'has no APERF/MPERF' "the invariance note"
 says seedlike "within a point of full speed's down to 1/2, then 60.0 % at 1/4: the seed's two regimes" "flat then steep"
 says seedlike "The reservation sized at full speed (1800 us every 2500 us on each CPU) missed 0.0 % at 1, 4.0 % at 1/2, 70.0 % at 1/4: a reservation for the speed it was sized at only, 40 more subframes lost at 1/2, 700 more subframes lost at 1/4" "the full-speed size fails lower"
 says seedlike "at 1/2 (40 against 8), 1/4 (700 against 600) it lost more than no reservation at all" "worse than unreserved"
-says_not flatres "more than no reservation" "the full-speed size lost nothing"
 says seedlike "re-sizing cut the misses at 1/2 from 40 to 0, 1/4 from 700 to 30" "re-sizing helps"
 says seedlike "at 1/4 vbbu1's re-sized need is more than the period: no reservation of these CPUs holds it, even alone" "does not fit at 1/4, even alone"
 says seedlike "is not a guarantee under a governor that lowers the frequency (here vbbu1 lost 40 of 1000 subframes at 1/2 and 700 of 1000 subframes at 1/4): pin the performance governor" "the governor"
@@ -125,6 +127,7 @@ says flatres "here the reservation sized at full speed held as well at every spe
 says_not flatres "is not a guarantee" "a warning the figures do not carry"
 says_not flatres "is more than the CPUs admit" "every need fit"
 says_not flatres "re-sizing cut" "nothing to cut"
+says_not flatres "more than no reservation" "the full-speed size lost nothing"
 diag "claims contradicted: rising curve, both sizes holding: ok"
 
 # Flat unreserved curve; the full-speed size misses as much at every
