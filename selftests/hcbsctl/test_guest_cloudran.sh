@@ -37,7 +37,7 @@ ok $? "guest/cloudran: the sized reservation set (${q:-?}us/2500us), the flood s
 # is left, 0.3 ms of 2.5 ms in some runs, and its ru-thread then hops
 # between its servers' budgets 4-12 times a subframe), and the rate so
 # followed the sizing from 1400 to 2400 a second with the same kernel.
-# Traced (session 22): 3874 balances moved 3134 tasks; 1.31 and 1.32
+# Traced 2026-11-28: 3874 balances moved 3134 tasks; 1.31 and 1.32
 # interrupts a move.  Limit: 2 a move, plus 300 a second for the rest.
 python3 - "$C/hcbs-idle" <<'PY'
 import json, sys
