@@ -76,6 +76,12 @@ static void usage(FILE *f)
 "                         hcbsctl analyze) ...\n"
 "  hcbs.period=P          ... at this period (required with hcbs.taskset)\n"
 "  hcbs.order=rm|dm|file  the task set's priority order (optional)\n"
+"  hcbs.KEY.CONTAINER     in a Kubernetes pod, KEY for its container CONTAINER\n"
+"                         alone (io.kubernetes.container.name); the only form there\n"
+"\n"
+"Node policy: " HCBS_OCI_POLICY_FILE " (default, namespaces, max-bandwidth,\n"
+"max-runtime, min-period, max-period, max-pod-bandwidth: hcbs-oci-hook(1)).\n"
+"WITHOUT IT EVERY RESERVATION IS REFUSED.\n"
 "\n"
 "  --taskset-dir DIR      where hcbs.taskset names a file (default\n"
 "                         " DEFAULT_TASKSET_DIR "); NAME has no '/'\n"
@@ -83,9 +89,10 @@ static void usage(FILE *f)
 "Example (podman, with the hooks.d file installed):\n"
 "  podman run --annotation hcbs.reservation=8ms/18ms IMAGE\n"
 "\n"
-"Exit status as hcbsctl(1): 0 ok or nothing to do, 1 bad state or annotation,\n"
-"2 refused by the kernel, 3 cgroup not found, 4 kernel without HCBS,\n"
-"5 permission denied, 6 task set not schedulable, 7 other error.  Non-zero\n"
+"Exit status as hcbsctl(1): 0 ok or nothing to do, 1 bad state, annotation or\n"
+"policy file, 2 refused by the kernel, 3 cgroup not found, 4 kernel without\n"
+"HCBS, 5 permission denied (by the kernel or the node policy), 6 task set not\n"
+"schedulable, 7 other error.  Non-zero\n"
 "makes the runtime refuse to create the container.\n", f);
 }
 
