@@ -521,13 +521,19 @@ for m in global partitioned; do
 	run 0 H analyze "$T/paper.ts" --reservation 8ms/18ms --model $m && ! grep -qE '^(global|partitioned)' "$T/out"
 	ok $? "analyze --model $m at m = 1: the one-CPU verdict, exit 0"
 done
-# The issue's repro: 5440us/18ms on 2 CPUs is partitioned-schedulable only.
-run 6 H analyze "$T/paper.ts" --reservation 5440us/18ms --cpus 2 &&
-	grep -q 'global fixed priorities on 2 CPUs, 5440us/18ms each .*: NOT guaranteed' "$T/out"
-ok $? "analyze 5440us/18ms --cpus 2: global (the default) NOT guaranteed: exit 6, so analyze && set refuses"
-run 0 H analyze "$T/paper.ts" --reservation 5440us/18ms --cpus 2 --model partitioned &&
-	grep -q 'partitioned fixed priorities on 2 CPUs, 5440us/18ms each .*: SCHEDULABLE' "$T/out"
-ok $? "... --model partitioned (threads pinned): SCHEDULABLE, exit 0"
+# The issue's repro: 5440us/18ms on 2 CPUs is partitioned-schedulable only;
+# the exit status follows the model.  TASKSET RESERVATION [--model M]|EXIT|what stdout says
+printf '6ms 10ms\n6ms 11ms\n' >"$T/two.ts"
+while IFS='|' read -r args want pat; do
+	# shellcheck disable=SC2086
+	run "$want" H analyze "$T/"$args --cpus 2 && grep -q -- "$pat" "$T/out"
+	ok $? "analyze $args --cpus 2: exit $want: $pat"
+done <<'EOF'
+paper.ts --reservation 5440us/18ms|6|global fixed priorities on 2 CPUs, 5440us/18ms each .*: NOT guaranteed
+paper.ts --reservation 5440us/18ms --model partitioned|0|partitioned fixed priorities on 2 CPUs, 5440us/18ms each .*: SCHEDULABLE
+two.ts --reservation 10ms/10ms|0|global fixed priorities on 2 CPUs, 10ms/10ms each .*: SCHEDULABLE
+two.ts --reservation 10ms/10ms --model partitioned|0|CPU of each task: 1:0 2:1 (2 CPUs used)
+EOF
 run 1 H analyze "$T/paper.ts" --reservation 8ms/18ms --cpus 2 --model pinned && one_line_err &&
 	grep -q -- "--model pinned: expected global (threads migrate between the servers) or partitioned (threads pinned one CPU each)" "$T/err"
 ok $? "analyze --model pinned: exit 1: $(cat "$T/err")"
@@ -573,15 +579,8 @@ run 0 H --json analyze "$T/paper.ts" --period 10ms..20ms --step 5ms -m 3 && vali
 import json,sys; d=json.load(open(sys.argv[1]))
 assert d["best_period"]["global_fp"]["runtime_ns"]%1000==0 and d["global_fp"]["checked_runtime_ns"] is None' "$T/out"
 ok $? "analyze --json -m 3 with a period range: the best period for global FP too"
-printf '6ms 10ms\n6ms 11ms\n' >"$T/two.ts"
 run 6 H analyze "$T/two.ts" --reservation 10ms/10ms && grep -q 'SCHED_FIFO): NOT schedulable' "$T/out"
 ok $? "analyze: 0.6 + 0.55 does not fit one CPU: exit 6"
-run 0 H analyze "$T/two.ts" --reservation 10ms/10ms --cpus 2 &&
-	grep -q 'global fixed priorities on 2 CPUs, 10ms/10ms each .*: SCHEDULABLE' "$T/out"
-ok $? "analyze --cpus 2: the same set fits 2 CPUs, global: exit 0"
-run 0 H analyze "$T/two.ts" --reservation 10ms/10ms --cpus 2 --model partitioned &&
-	grep -q 'CPU of each task: 1:0 2:1 (2 CPUs used)' "$T/out"
-ok $? "analyze --cpus 2 --model partitioned: one task on each CPU: exit 0"
 for c in 0 abc 4097 2x "" -1 " 2" 99999999999999999999; do
 	run 1 H analyze "$T/paper.ts" --period 18ms --cpus "$c" && one_line_err && grep -q -- "--cpus" "$T/err"
 	ok $? "analyze --cpus '$c' refused: $(cat "$T/err")"

@@ -93,11 +93,15 @@ for s in no-annotations other-annotations null-annotations sandbox-crio sandbox-
 done
 
 # --- refused states and annotations: one line, exit code, nothing written -------
-while IFS='|' read -r state want pat; do
-	[ -z "$state" ] && continue
-	hook "$want" "$STATES/$state.json" && one_line && grep -q -- "$pat" "$T/err" && unchanged
-	ok $? "$state: exit $want, one line, nothing written: $(cat "$T/err")"
-done <<'EOF'
+# refusals < STATE|EXIT|what stderr says (a line each)
+refusals() {
+	while IFS='|' read -r state want pat; do
+		[ -z "$state" ] && continue
+		hook "$want" "$STATES/$state.json" && one_line && grep -q -- "$pat" "$T/err" && unchanged
+		ok $? "$state: exit $want, one line, nothing written: $(cat "$T/err")"
+	done
+}
+refusals <<'EOF'
 truncated|1|state on stdin is not JSON: line 1, column
 empty|1|state on stdin is not JSON: line 1, column 0
 array|1|is not a JSON object
@@ -291,11 +295,7 @@ for s in crio-sidecar crio-sandbox-named; do
 	hook 0 "$STATES/$s.json" && [ ! -s "$T/err" ] && unchanged
 	ok $? "$s: the pod's keys name other containers: exit 0, silent, nothing written"
 done
-while IFS='|' read -r state want pat; do
-	[ -z "$state" ] && continue
-	hook "$want" "$STATES/$state.json" && one_line && grep -q -- "$pat" "$T/err" && unchanged
-	ok $? "$state: exit $want, one line, nothing written: $(cat "$T/err")"
-done <<'EOF'
+refusals <<'EOF'
 crio-plain|1|: annotation hcbs.reservation in a pod would reserve for every container of the pod, sidecars and init containers too: give hcbs.reservation.vbbu for this container, and the same for each container that needs one$
 crio-plain-taskset|1|give hcbs.taskset.vbbu for this container
 crio-no-namespace|1|without a valid io.kubernetes.pod.namespace
