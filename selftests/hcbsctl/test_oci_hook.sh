@@ -10,11 +10,17 @@
 #  - a bad annotation and one the kernel cannot admit each abort the
 #    start with the hook's one-line message and leave no reservation;
 #  - stopping the container gives the bandwidth back;
-#  - under runc as under crun (the bad annotation is started with runc).
+#  - under runc as under crun (the bad annotation is started with runc);
+#  - the node policy refuses what it does not allow.
+# The hook is the test build (the same sources with -DHCBS_TESTING): the
+# installed one reads its policy from /etc/hcbs/oci-hook.conf alone, and
+# the guest's /etc is the host's, read-only; the hooks.d entry's "env"
+# points the test build at a policy in $HCBS_TMP (HCBS_TEST_OCI_POLICY,
+# the only switch set: /proc and cgroupfs are the guest's own).
 # Podman's storage (vfs), state and configuration live in $HCBS_TMP (the
 # guest's root file system is the host's, read-only).
 . "$(dirname "$0")/lib.sh"
-OCIHOOK=$HCBS_BUILD/oci-hooks/hcbs-oci-hook
+OCIHOOK=$HCBS_BUILD/oci-hooks/hcbs-oci-hook-testing
 HOOKJSON=$HCBS_BUILD/oci-hooks/hcbs.json
 for t in podman crun runc conmon python3; do
 	command -v "$t" >/dev/null || skip_all "$t not installed"
@@ -79,13 +85,15 @@ cp "$(command -v busybox)" "$P/rootfs/bin/busybox" && ln -s busybox "$P/rootfs/b
 t0=$SECONDS
 run 0 sh -c "tar -C '$P/rootfs' -c . | podman import - $IMG"
 ok $? "podman import of a busybox root file system ($((SECONDS - t0)) s)"
-python3 - "$HOOKJSON" "$OCIHOOK" "$P/hooks/hcbs.json" <<'EOF'
+printf 'default = allow\n' >"$P/oci-hook.conf"
+python3 - "$HOOKJSON" "$OCIHOOK" "$P/hooks/hcbs.json" "$P/oci-hook.conf" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["hook"]["path"] = sys.argv[2]
+d["hook"]["env"] = ["HCBS_TEST_OCI_POLICY=" + sys.argv[4]]
 json.dump(d, open(sys.argv[3], "w"))
 EOF
-ok $? "hooks.d: the build's hcbs.json with the build's hook: $(tr -d '\n' <"$P/hooks/hcbs.json")"
+ok $? "hooks.d: the build's hcbs.json with the build's test hook and a policy: $(tr -d '\n' <"$P/hooks/hcbs.json")"
 
 # --- the reservation, and a FIFO hog inside gets it --------------------------
 cpu=$(($(nproc) - 1))
@@ -164,6 +172,10 @@ refuse runc hcbs.reservation=8/18 1 "annotation hcbs.reservation: invalid reserv
 	"bad annotation 8/18"
 refuse crun hcbs.reservation=990ms/1s 2 "cpu.rt.max: admission refused \(EBUSY\): requested 0.990 CPU per CPU, available 0.[0-9]+ under the global limit" \
 	"over-committing 990ms/1s"
+printf 'default = allow\nmax-bandwidth = 0.6\n' >"$P/oci-hook.conf"
+refuse crun hcbs.reservation=12ms/18ms 5 "policy $P/oci-hook.conf:2: max-bandwidth = 0.6: 12ms/18ms is 0.667 of a CPU; refused\$" \
+	"above the node policy's max-bandwidth"
+printf 'default = allow\n' >"$P/oci-hook.conf"
 
 # --- stopping gives the bandwidth back -----------------------------------------
 t0=$SECONDS

@@ -504,43 +504,83 @@ run 0 H analyze "$T/paper.ts" --reservation 8ms/18ms --cpus 2 &&
 	grep -q 'global fixed priorities on 2 CPUs, 8ms/18ms each (tasks migrate between the servers): SCHEDULABLE' "$T/out" &&
 	grep -q 'sufficient test: Bertogna & Cirinei, "Response-Time Analysis for Globally Scheduled Symmetric Multiprocessor Platforms", RTSS 2007' "$T/out" &&
 	grep -qE '^  5 +yes +128706us +97412us +97412us' "$T/out" &&
+	grep -q '^model: global fixed priorities on the 2 CPUs (the default for --cpus > 1' "$T/out" &&
+	! grep -q '^partitioned' "$T/out"
+ok $? "analyze --cpus 2: paper set global FP schedulable in 8ms/18ms (R5 = 128.706ms), the test named; global alone, the default"
+run 0 H analyze "$T/paper.ts" --reservation 8ms/18ms --cpus 2 --model partitioned &&
 	grep -q 'partitioned fixed priorities on 2 CPUs, 8ms/18ms each .*: SCHEDULABLE' "$T/out" &&
-	grep -q 'CPU of each task: 1:0 2:0 3:0 4:0 5:0 (1 CPU used)' "$T/out"
-ok $? "analyze --cpus 2: paper set global FP schedulable in 8ms/18ms (R5 = 128.706ms), the test named"
+	grep -q 'CPU of each task: 1:0 2:0 3:0 4:0 5:0 (1 CPU used)' "$T/out" &&
+	grep -q '^model: partitioned fixed priorities on the 2 CPUs (--model)' "$T/out" && ! grep -q '^global' "$T/out"
+ok $? "analyze --cpus 2 --model partitioned: the partitioned verdict alone"
 run 0 H analyze "$T/paper.ts" --reservation 8ms/18ms &&
 	grep -q '^m = 1 CPU, each with its own server (Q, P): the default, as analyze is given no container' "$T/out" &&
-	grep -q 'global fixed priorities on 1 CPU, 8ms/18ms each .*: NOT guaranteed' "$T/out"
-ok $? "analyze: m = 1 by default, said so; global FP at m = 1 is more pessimistic (carry-in), exit still 0"
+	grep -q '^model: one CPU, the fixed-priority verdict below sets the exit status' "$T/out" &&
+	grep -q 'SCHED_FIFO): SCHEDULABLE' "$T/out" && ! grep -qE 'global|partitioned|NOT guaranteed' "$T/out"
+ok $? "analyze: m = 1 by default, said so; only the one-CPU verdict (no global NOT guaranteed beside SCHEDULABLE)"
+for m in global partitioned; do
+	run 0 H analyze "$T/paper.ts" --reservation 8ms/18ms --model $m && ! grep -qE '^(global|partitioned)' "$T/out"
+	ok $? "analyze --model $m at m = 1: the one-CPU verdict, exit 0"
+done
+# The issue's repro: 5440us/18ms on 2 CPUs is partitioned-schedulable only;
+# the exit status follows the model.  TASKSET RESERVATION [--model M]|EXIT|what stdout says
+printf '6ms 10ms\n6ms 11ms\n' >"$T/two.ts"
+while IFS='|' read -r args want pat; do
+	# shellcheck disable=SC2086
+	run "$want" H analyze "$T/"$args --cpus 2 && grep -q -- "$pat" "$T/out"
+	ok $? "analyze $args --cpus 2: exit $want: $pat"
+done <<'EOF'
+paper.ts --reservation 5440us/18ms|6|global fixed priorities on 2 CPUs, 5440us/18ms each .*: NOT guaranteed
+paper.ts --reservation 5440us/18ms --model partitioned|0|partitioned fixed priorities on 2 CPUs, 5440us/18ms each .*: SCHEDULABLE
+two.ts --reservation 10ms/10ms|0|global fixed priorities on 2 CPUs, 10ms/10ms each .*: SCHEDULABLE
+two.ts --reservation 10ms/10ms --model partitioned|0|CPU of each task: 1:0 2:1 (2 CPUs used)
+EOF
+run 1 H analyze "$T/paper.ts" --reservation 8ms/18ms --cpus 2 --model pinned && one_line_err &&
+	grep -q -- "--model pinned: expected global (threads migrate between the servers) or partitioned (threads pinned one CPU each)" "$T/err"
+ok $? "analyze --model pinned: exit 1: $(cat "$T/err")"
+run 1 H --model global list && one_line_err
+ok $? "--model on another command than analyze: exit 1: $(cat "$T/err")"
 run 0 H analyze "$T/paper.ts" --period 18ms -m 2 && grep -q 'global FP on 2 CPUs: 5631us on each' "$T/out" &&
-	grep -q 'partitioned FP on 2 CPUs (first-fit): 5440us on each' "$T/out" &&
-	grep -q 'fixed priorities: 7955us' "$T/out"
-ok $? "analyze -m 2 --period 18ms: least Q global 5631us, partitioned 5440us, one CPU 7955us"
+	! grep -q 'partitioned FP' "$T/out" && grep -q 'fixed priorities: 7955us' "$T/out"
+ok $? "analyze -m 2 --period 18ms: least Q global 5631us, one CPU 7955us"
+run 0 H analyze "$T/paper.ts" --period 18ms -m 2 -M partitioned && grep -q 'partitioned FP on 2 CPUs (first-fit): 5440us on each' "$T/out" &&
+	! grep -q 'global FP' "$T/out"
+ok $? "analyze -m 2 -M partitioned --period 18ms: least Q partitioned 5440us"
+run 0 H analyze "$T/paper.ts" --period 10ms..20ms --step 5ms -m 2 -M partitioned &&
+	grep -qE '^  partitioned FP on 2 CPUs: [0-9]+us/(10|15|20)ms' "$T/out"
+ok $? "analyze -M partitioned with a period range: its best period: $(grep '^  partitioned' "$T/out")"
 run 0 H --json analyze "$T/paper.ts" --period 18ms --cpus 4 && valid_json &&
 	python3 -c '
 import json,sys; d=json.load(open(sys.argv[1]))
 assert d["cpus"]=={"count":4,"source":"option"}
 g=d["global_fp"]; assert g["min_runtime_ns"]==5440000 and g["checked_runtime_ns"]==5440000 and g["schedulable"] is None
 assert g["test"].startswith("Bertogna & Cirinei") and len(g["tasks"])==5 and all(t["schedulable"] for t in g["tasks"])
-p=d["partitioned_fp"]; assert p["min_runtime_ns"]==5440000 and len(p["cpu_of_task"])==5 and p["failed_task"] is None' "$T/out"
+p=d["partitioned_fp"]; assert p["min_runtime_ns"]==5440000 and len(p["cpu_of_task"])==5 and p["failed_task"] is None
+assert d["model"]=={"name":"global","source":"default","schedulable":True}' "$T/out"
 ok $? "analyze --json --cpus 4: schema-valid; global and partitioned least Q 5440us at 18ms"
 run 0 H --json analyze "$T/paper.ts" --reservation 8ms/18ms && valid_json &&
 	python3 -c '
 import json,sys; d=json.load(open(sys.argv[1]))
 assert d["cpus"]=={"count":1,"source":"default"} and d["global_fp"]["schedulable"] is False
-assert d["global_fp"]["binding_task"]==2 and d["partitioned_fp"]["schedulable"] is True' "$T/out"
-ok $? "analyze --json: m = 1 from the default; global not guaranteed (task 2 binds), partitioned is"
+assert d["global_fp"]["binding_task"]==2 and d["partitioned_fp"]["schedulable"] is True
+assert d["model"]=={"name":"uniprocessor","source":"default","schedulable":True}' "$T/out"
+ok $? "analyze --json: m = 1 from the default, the model uniprocessor decides; global not guaranteed (task 2 binds), partitioned is"
+run 6 H --json analyze "$T/paper.ts" --reservation 5440us/18ms --cpus 2 && valid_json &&
+	python3 -c '
+import json,sys; d=json.load(open(sys.argv[1]))
+assert d["model"]=={"name":"global","source":"default","schedulable":False} and d["partitioned_fp"]["schedulable"] is True' "$T/out"
+ok $? "analyze --json 5440us/18ms --cpus 2: model global, schedulable false, exit 6"
+run 0 H --json analyze "$T/paper.ts" --period 10ms..20ms --step 5ms -m 2 -M partitioned && valid_json &&
+	python3 -c '
+import json,sys; d=json.load(open(sys.argv[1]))
+assert d["model"]=={"name":"partitioned","source":"option","schedulable":True} and d["best_period"]["partitioned_fp"]["runtime_ns"]%1000==0' "$T/out"
+ok $? "analyze --json -M partitioned with a range: model from the option, its best period"
 run 0 H --json analyze "$T/paper.ts" --period 10ms..20ms --step 5ms -m 3 && valid_json &&
 	python3 -c '
 import json,sys; d=json.load(open(sys.argv[1]))
 assert d["best_period"]["global_fp"]["runtime_ns"]%1000==0 and d["global_fp"]["checked_runtime_ns"] is None' "$T/out"
 ok $? "analyze --json -m 3 with a period range: the best period for global FP too"
-printf '6ms 10ms\n6ms 11ms\n' >"$T/two.ts"
 run 6 H analyze "$T/two.ts" --reservation 10ms/10ms && grep -q 'SCHED_FIFO): NOT schedulable' "$T/out"
 ok $? "analyze: 0.6 + 0.55 does not fit one CPU: exit 6"
-run 0 H analyze "$T/two.ts" --reservation 10ms/10ms --cpus 2 &&
-	grep -q 'global fixed priorities on 2 CPUs, 10ms/10ms each .*: SCHEDULABLE' "$T/out" &&
-	grep -q 'CPU of each task: 1:0 2:1 (2 CPUs used)' "$T/out"
-ok $? "analyze --cpus 2: the same set fits 2 CPUs, global and partitioned: exit 0"
 for c in 0 abc 4097 2x "" -1 " 2" 99999999999999999999; do
 	run 1 H analyze "$T/paper.ts" --period 18ms --cpus "$c" && one_line_err && grep -q -- "--cpus" "$T/err"
 	ok $? "analyze --cpus '$c' refused: $(cat "$T/err")"

@@ -13,7 +13,7 @@ HCBSCTL=$1 HOOK=$2 OCIHOOK=$3 SRC=$4
 . "$(dirname "$0")/cli-lib.sh"
 WRAP=${TEST_WRAPPER:-}
 SWITCHES="HCBS_TEST_PROC HCBS_OCI_HOOK_PROC HCBS_TEST_FAKE_CGROUPFS HCBSCTL_SYSCTL_DIR
-HCBSCTL_FAIR_SERVER_DIR HCBSCTL_SYSTEMCTL HCBSCTL_SYSTEMD_DIR HCBS_HOOK_STATE_DIR"
+HCBSCTL_FAIR_SERVER_DIR HCBSCTL_SYSTEMCTL HCBSCTL_SYSTEMD_DIR HCBS_HOOK_STATE_DIR HCBS_TEST_OCI_POLICY"
 
 for b in "$HCBSCTL" "$HOOK" "$OCIHOOK"; do
 	found=
@@ -46,15 +46,25 @@ $WRAP "$HCBSCTL" --unit vbbu.service get >"$T/out" 2>"$T/err"
 [ ! -e "$T/systemctl-ran" ] && unchanged
 ok $? "hcbsctl --unit never runs \$HCBSCTL_SYSTEMCTL: $(cat "$T/err")"
 
-# The hook reads the real /proc/$$/cgroup (this shell is no container):
-# refused before anything is read from or written to a cgroup.
+# The hook reads its policy from /etc/hcbs/oci-hook.conf alone: without
+# it, refused (exit 5) whatever \$HCBS_TEST_OCI_POLICY allows; with it,
+# the real /proc/$$/cgroup (this shell is no container) is refused before
+# anything is read from or written to a cgroup.
 printf '{"ociVersion": "1.0.2", "id": "%s", "status": "created", "pid": %d, "annotations": {"hcbs.reservation": "8ms/18ms"}}\n' \
 	"$ID" $$ >"$T/state.json"
+echo "default = allow" >"$T/allow.conf"
+export HCBS_TEST_OCI_POLICY=$T/allow.conf
 $WRAP "$OCIHOOK" <"$T/state.json" >"$T/out" 2>"$T/err"
 rc=$?
-[ $rc = 3 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "^hcbs-oci-hook: 0123456789ab: pid $$: cgroup .*; refused$" "$T/err" &&
-	unchanged
-ok $? "hcbs-oci-hook reads the real /proc, not \$HCBS_TEST_PROC: exit $rc: $(cat "$T/err")"
+if [ -e /etc/hcbs/oci-hook.conf ]; then
+	[ $rc != 0 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "^hcbs-oci-hook: 0123456789ab: " "$T/err" && unchanged
+	ok $? "hcbs-oci-hook, with this host's /etc/hcbs/oci-hook.conf, reads the real /proc, not \$HCBS_TEST_PROC: exit $rc: $(cat "$T/err")"
+else
+	[ $rc = 5 ] && [ "$(wc -l <"$T/err")" = 1 ] &&
+		grep -q "^hcbs-oci-hook: 0123456789ab: no node policy /etc/hcbs/oci-hook.conf: every reservation is refused" "$T/err" &&
+		unchanged
+	ok $? "hcbs-oci-hook reads /etc/hcbs/oci-hook.conf, not \$HCBS_TEST_OCI_POLICY: exit $rc: $(cat "$T/err")"
+fi
 
 echo "$C1" >"$T/state/%2Ftmp%2Fhcbs-installed%2Fconfig"
 echo "8000 18000" >"$C1/cpu.rt.max"

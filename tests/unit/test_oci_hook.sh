@@ -39,6 +39,11 @@ echo "30 20 0:26 / $CG rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup
 echo "0::$CT_REL" >"$PROC/4242/cgroup"
 echo "0::/machine.slice/libpod-$ID.scope" >"$PROC/4444/cgroup"
 export HCBS_TEST_PROC=$PROC
+# The node policy (HCBS_TEST_OCI_POLICY: the hook's test build only): every
+# test allows what it asks for, except those of the policy itself below.
+POLICY=$T/oci-hook.conf
+echo "default = allow" >"$POLICY"
+export HCBS_TEST_OCI_POLICY=$POLICY
 printf '4879us 30ms\n561us 36ms\n10427us 104ms\n4408us 109ms\n20271us 250ms\n' >"$TS/paper.ts"
 printf '3ms 4ms\n3ms 5ms\n' >"$TS/over.ts"
 
@@ -74,7 +79,7 @@ good-us|8000 18000
 status-creating|8000 18000
 taskset|7955 18000
 taskset-order|7955 18000
-container-crio|8000 18000
+podman|8000 18000
 EOF
 hook 0 "$STATES/good.json" && [ "$(rtmax)" = "8000 18000" ]
 ok $? "the same reservation again: exit 0 (a runtime may run a hook twice)"
@@ -88,11 +93,15 @@ for s in no-annotations other-annotations null-annotations sandbox-crio sandbox-
 done
 
 # --- refused states and annotations: one line, exit code, nothing written -------
-while IFS='|' read -r state want pat; do
-	[ -z "$state" ] && continue
-	hook "$want" "$STATES/$state.json" && one_line && grep -q -- "$pat" "$T/err" && unchanged
-	ok $? "$state: exit $want, one line, nothing written: $(cat "$T/err")"
-done <<'EOF'
+# refusals < STATE|EXIT|what stderr says (a line each)
+refusals() {
+	while IFS='|' read -r state want pat; do
+		[ -z "$state" ] && continue
+		hook "$want" "$STATES/$state.json" && one_line && grep -q -- "$pat" "$T/err" && unchanged
+		ok $? "$state: exit $want, one line, nothing written: $(cat "$T/err")"
+	done
+}
+refusals <<'EOF'
 truncated|1|state on stdin is not JSON: line 1, column
 empty|1|state on stdin is not JSON: line 1, column 0
 array|1|is not a JSON object
@@ -124,7 +133,8 @@ res-empty|1|annotation hcbs.reservation: invalid reservation ''
 res-huge|1|is too large: at most 8760h
 res-toolong|1|is too large: at most 8760h
 res-newline|1|invalid reservation '8ms/18ms?rm -rf /'
-unknown-key|1|unknown annotation 'hcbs.reservaton': accepted hcbs.reservation, hcbs.taskset, hcbs.period, hcbs.order
+unknown-key|1|unknown annotation 'hcbs.reservaton': accepted hcbs.reservation, hcbs.taskset, hcbs.period, hcbs.order, and in a pod hcbs.KEY.CONTAINER$
+container-crio|1|state: a CRI-O container (io.kubernetes.cri-o.ContainerType) without a valid io.kubernetes.pod.namespace: expected the name or uid its engine sets$
 both|1|hcbs.reservation and hcbs.taskset both given
 period-alone|1|annotation hcbs.period is for hcbs.taskset, which is missing
 res-with-period|1|annotation hcbs.period is for hcbs.taskset; hcbs.reservation is RUNTIME/PERIOD
@@ -255,6 +265,161 @@ env -u HCBS_TEST_FAKE_CGROUPFS $WRAP "$OCIHOOK" <"$STATES/good.json" >"$T/out" 2
 [ $? = 3 ] && one_line && grep -q "is on .*, not a cgroup file system" "$T/err" && unchanged
 ok $? "a cgroup tree on another file system: exit 3: $(cat "$T/err")"
 
+# --- Kubernetes pods (CRI-O's states): hcbs.KEY.CONTAINER, for that container ---
+# The pod's cgroup as kubelet's systemd driver makes it, with the sandbox's
+# and the container's scopes.  The states carry what CRI-O writes: the
+# pod's annotations, then its own io.kubernetes.cri-o.*, then kubelet's
+# labels (io.kubernetes.container.name, io.kubernetes.pod.namespace, .uid).
+PUID=5f0c8d2e-1b7a-4c3e-9a61-2f4e8b9d0c17
+SB=9c1e7a5b3d2f4e6a8b0c9d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a
+POD_REL=/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${PUID//-/_}.slice
+POD=$CG$POD_REL OWN=$CG$POD_REL/crio-$ID.scope
+mkgroup "$CG/kubepods.slice"; mkgroup "$CG/kubepods.slice/kubepods-burstable.slice"
+mkgroup "$POD" "max 1000000"
+mkgroup "$POD/crio-$SB.scope" "max 1000000"
+mkgroup "$OWN" "max 1000000"
+echo "0::$POD_REL/crio-$ID.scope" >"$PROC/4242/cgroup"
+reset_own() { echo "max 1000000" >"$OWN/cpu.rt.max"; }
+echo "default = allow" >"$POLICY"
+while IFS='|' read -r state want; do
+	reset_own
+	hook 0 "$STATES/$state.json" && [ "$(cat "$OWN/cpu.rt.max")" = "$want" ] && [ ! -s "$T/err" ]
+	ok $? "$state: container vbbu of the pod gets its hcbs.*.vbbu: '$want', nothing printed"
+done <<'EOF'
+crio-vbbu|8000 18000
+crio-taskset|7955 18000
+EOF
+reset_own
+snapshot before
+for s in crio-sidecar crio-sandbox-named; do
+	hook 0 "$STATES/$s.json" && [ ! -s "$T/err" ] && unchanged
+	ok $? "$s: the pod's keys name other containers: exit 0, silent, nothing written"
+done
+refusals <<'EOF'
+crio-plain|1|: annotation hcbs.reservation in a pod would reserve for every container of the pod, sidecars and init containers too: give hcbs.reservation.vbbu for this container, and the same for each container that needs one$
+crio-plain-taskset|1|give hcbs.taskset.vbbu for this container
+crio-no-namespace|1|without a valid io.kubernetes.pod.namespace
+crio-bad-uid|1|without a valid io.kubernetes.pod.uid
+crio-period-alone|1|annotation hcbs.period.vbbu is for hcbs.taskset.vbbu, which is missing$
+crio-bad-suffix|1|unknown annotation 'hcbs.reservation.Vbbu_1'
+crio-bad-res|1|annotation hcbs.reservation.vbbu: invalid reservation '8/18': duration '8' has no unit
+podman-named|1|annotation hcbs.reservation.vbbu is for a container of a Kubernetes pod, named by io.kubernetes.container.name; this container is in none: give hcbs.KEY$
+EOF
+
+# --- the node policy: who may ask, and how much --------------------------------
+# POLICY-TEXT|STATE|EXIT|stderr (empty: none, and the reservation written)
+# The pid is in the pod's container cgroup; podman's state has the same id.
+pol_case() {
+	local text=$1 state=$2 want=$3 pat=${4:-}
+	printf '%b' "$text" >"$POLICY"
+	reset_own
+	snapshot before
+	hook "$want" "$STATES/$state.json" || return 1
+	if [ "$want" = 0 ]; then
+		[ ! -s "$T/err" ] && [ "$(cat "$OWN/cpu.rt.max")" != "max 1000000" ]
+	else
+		one_line && grep -q -- "$pat" "$T/err" && unchanged
+	fi
+}
+while IFS='|' read -r text state want pat; do
+	[ -z "$text" ] && continue
+	pol_case "$text" "$state" "$want" "$pat"
+	ok $? "policy '$text', $state: exit $want${pat:+: $(cat "$T/err")}"
+done <<EOF
+default = refuse\nnamespaces = vran, rt-tests\n|crio-vbbu|0|
+default = refuse\nnamespaces = vran\n|crio-default-ns|5|: policy $POLICY:2: namespaces = vran: namespace 'default' is not one of them; refused\$
+default = allow\nnamespaces = rt-tests\n|crio-vbbu|5|: policy $POLICY:2: namespaces = rt-tests: namespace 'vran' is not one of them; refused\$
+default = refuse\n|crio-vbbu|5|: policy $POLICY:1: default = refuse, and no namespaces line: namespace 'vran' may not ask; refused\$
+default = refuse\n|podman|5|: policy $POLICY:1: default = refuse: a container outside Kubernetes may not ask; refused\$
+default = refuse\nnamespaces = vran\n|podman|5|: policy $POLICY:1: default = refuse: a container outside Kubernetes may not ask
+\n# nothing but a comment\n|podman|5|: policy $POLICY: default = refuse (no default line): a container outside Kubernetes may not ask; refused\$
+default = allow\nnamespaces = vran\n|podman|0|
+default = allow\nmax-bandwidth = 0.444445\n|podman|0|
+default = allow\nmax-bandwidth = 0.444444\n|podman|5|: policy $POLICY:2: max-bandwidth = 0.444444: 8ms/18ms is 0.444 of a CPU; refused\$
+default = allow\nmax-bandwidth = 0.5\n|podman-big|5|max-bandwidth = 0.5: 12ms/18ms is 0.667 of a CPU; refused\$
+default = allow\nmax-bandwidth = 0.4\n|crio-taskset|5|max-bandwidth = 0.4: 7955us/18ms is 0.442 of a CPU; refused\$
+default = allow\nmax-runtime = 8ms\nmin-period = 18ms\nmax-period = 18ms\n|podman|0|
+default = allow\nmax-runtime = 7999us\n|podman|5|: policy $POLICY:2: max-runtime = 7999us: 8ms/18ms has a runtime of 8ms; refused\$
+default = allow\nmin-period = 20ms\n|podman|5|: policy $POLICY:2: min-period = 20ms: 8ms/18ms has a shorter period; refused\$
+default = allow\nmax-period = 10ms\n|podman|5|: policy $POLICY:2: max-period = 10ms: 8ms/18ms has a longer period; refused\$
+  # comments, blanks and CRLF\r\n\n  default   =   allow   # trailing\r\n|podman|0|
+EOF
+HCBS_TEST_OCI_POLICY=$T/nosuch.conf pol_case "" podman 5 \
+	": no node policy $T/nosuch.conf: every reservation is refused until it allows them (default = refuse; see hcbs-oci-hook(1), POLICY)\$"
+ok $? "no policy file: every reservation refused, exit 5: $(cat "$T/err")"
+HCBS_TEST_OCI_POLICY=$T pol_case "" podman 7 "node policy $T: "
+ok $? "a policy that cannot be read (a directory): exit 7: $(cat "$T/err")"
+echo "0::/" >"$PROC/4242/cgroup"
+pol_case "default = refuse\n" podman 5 "default = refuse" && [ "$(cat "$CG/cpu.rt.max")" = "max 1000000" ]
+ok $? "the policy is asked before any cgroup is read: pid in the root, exit 5: $(cat "$T/err")"
+echo "0::$POD_REL/crio-$ID.scope" >"$PROC/4242/cgroup"
+
+# A policy that is not understood refuses everything: FILE:LINE and what is accepted.
+while IFS='|' read -r text pat; do
+	[ -z "$text" ] && continue
+	pol_case "$text" podman 1 "$pat"
+	ok $? "malformed policy '$text': exit 1: $(cat "$T/err")"
+done <<EOF
+default = maybe\n|: $POLICY:1: default = maybe: expected refuse or allow\$
+defualt = allow\n|: $POLICY:1: unknown key 'defualt': accepted default, namespaces, max-bandwidth, max-runtime, min-period, max-period, max-pod-bandwidth\$
+\ndefault allow\n|: $POLICY:2: 'default allow' is not KEY = VALUE: accepted keys default,
+default = allow\ndefault = refuse\n|: $POLICY:2: default given again (first at line 1): give each key once\$
+default = allow\nmax-pod-bandwidth =\n|: $POLICY:2: max-pod-bandwidth has no value\$
+max-bandwidth = 1.5\n|: $POLICY:1: max-bandwidth = 1.5: expected a fraction of one CPU from 0 to 1 with at most 6 decimals, e.g. 0.45\$
+max-bandwidth = 0.1234567\n|max-bandwidth = 0.1234567: expected a fraction
+max-bandwidth = .5\n|max-bandwidth = .5: expected a fraction
+max-pod-bandwidth = 50%\n|max-pod-bandwidth = 50%: expected a fraction
+max-runtime = 8\n|: $POLICY:1: max-runtime = 8: duration '8' has no unit
+max-runtime = 0ms\n|: $POLICY:1: max-runtime = 0ms: 
+min-period = 1.5us\n|: $POLICY:1: min-period = 1.5us: .*whole number of microseconds
+namespaces = Vran\n|: $POLICY:1: namespaces = Vran: namespace 'Vran' is not a Kubernetes namespace name
+namespaces = ,\n|: $POLICY:1: namespaces = ,: no namespace
+min-period = 20ms\nmax-period = 10ms\n|: $POLICY:2: min-period = 20ms is above max-period = 10ms: expected min-period <= max-period\$
+default = allow\x1b[31m\n|: $POLICY:1: default = allow?\[31m: expected refuse or allow\$
+EOF
+printf 'default = allow\n\0\n' >"$T/nul.conf"
+HCBS_TEST_OCI_POLICY=$T/nul.conf pol_case "" podman 1 "node policy $T/nul.conf: .*NUL byte"
+ok $? "a policy file with a NUL byte: exit 1: $(cat "$T/err")"
+
+# --- the per-pod limit: the pod's other containers, read from their cgroups ----
+PP="default = refuse\nnamespaces = vran\nmax-pod-bandwidth = 0.7\n"
+mkgroup "$POD/crio-aaaa.scope" "4000 18000"
+pol_case "$PP" crio-vbbu 0 && [ "$(cat "$OWN/cpu.rt.max")" = "8000 18000" ]
+ok $? "pod at 0.222 + 8ms/18ms = 0.667 <= 0.7: reserved"
+hook 0 "$STATES/crio-vbbu.json" && [ "$(cat "$OWN/cpu.rt.max")" = "8000 18000" ]
+ok $? "... and again: the container's own reservation is not counted twice"
+echo "6000 18000" >"$POD/crio-aaaa.scope/cpu.rt.max"
+pol_case "$PP" crio-vbbu 5 ": policy $POLICY:3: max-pod-bandwidth = 0.7: pod $PUID has 0.333 of a CPU reserved by 1 other container, and 8ms/18ms would make it 0.778; refused\$"
+ok $? "pod at 0.333 + 0.444 > 0.7: exit 5: $(cat "$T/err")"
+echo "4000 18000" >"$POD/crio-aaaa.scope/cpu.rt.max"
+mkgroup "$POD/crio-bbbb.scope" "max 1000000"; mkgroup "$POD/crio-bbbb.scope/container" "2000 18000"
+pol_case "$PP" crio-vbbu 5 "pod $PUID has 0.333 of a CPU reserved by 2 other containers"
+ok $? "a reservation in a container's sub-cgroup counts: exit 5: $(cat "$T/err")"
+rm -r "$POD/crio-bbbb.scope"
+echo "1000 10000" >"$POD/crio-aaaa.scope/cpu.rt.max"
+pol_case "${PP/0.7/0.544445}" crio-vbbu 0
+ok $? "pod at 0.1 + 0.4444444... <= 0.544445: reserved"
+pol_case "${PP/0.7/0.544444}" crio-vbbu 5 "max-pod-bandwidth = 0.544444: pod $PUID has 0.100 of a CPU reserved by 1 other container, and 8ms/18ms would make it 0.544; refused"
+ok $? "... above 0.544444: exit 5: $(cat "$T/err")"
+echo "4000 18000" >"$POD/crio-aaaa.scope/cpu.rt.max"
+mv "$POD/crio-aaaa.scope/cpu.rt.max" "$T/saved"; ln -s "$T/saved" "$POD/crio-aaaa.scope/cpu.rt.max"
+pol_case "$PP" crio-vbbu 3 "pod $PUID: cannot add up its reservations: .*crio-aaaa.scope/cpu.rt.max is a symbolic link"
+ok $? "a sibling's cpu.rt.max a symbolic link: fail closed, exit 3: $(cat "$T/err")"
+rm "$POD/crio-aaaa.scope/cpu.rt.max"; mv "$T/saved" "$POD/crio-aaaa.scope/cpu.rt.max"
+# kubelet's cgroupfs driver: kubepods/burstable/pod<UID>/crio-<ID>
+mkgroup "$CG/kubepods"; mkgroup "$CG/kubepods/burstable"; mkgroup "$CG/kubepods/burstable/pod$PUID" "max 1000000"
+mkgroup "$CG/kubepods/burstable/pod$PUID/crio-$ID" "max 1000000"
+echo "0::/kubepods/burstable/pod$PUID/crio-$ID" >"$PROC/4242/cgroup"
+printf '%b' "$PP" >"$POLICY"
+hook 0 "$STATES/crio-vbbu.json" && [ "$(cat "$CG/kubepods/burstable/pod$PUID/crio-$ID/cpu.rt.max")" = "8000 18000" ]
+ok $? "the cgroupfs driver's pod$PUID/crio-ID: reserved"
+mkgroup "$CG/kubepods.slice/crio-$ID.scope" "max 1000000"
+echo "0::/kubepods.slice/crio-$ID.scope" >"$PROC/4242/cgroup"
+pol_case "$PP" crio-vbbu 3 ": policy $POLICY:3: max-pod-bandwidth: cgroup /kubepods.slice/crio-$ID.scope is not in pod $PUID's cgroup: expected its parent to be pod$PUID or ...-pod$PUID.slice; refused\$"
+ok $? "a container cgroup whose parent is not the pod's: exit 3: $(cat "$T/err")"
+echo "0::$CT_REL" >"$PROC/4242/cgroup"
+echo "default = allow" >"$POLICY"
+
 # --- the hooks.d entry --------------------------------------------------------------
 python3 - "$HOOKJSON" <<'EOF'
 import json, re, sys
@@ -264,12 +429,14 @@ assert d["hook"]["path"].endswith("/hcbs/hcbs-oci-hook"), d
 assert d["stages"] == ["createRuntime"], d
 (k, v), = d["when"]["annotations"].items()
 for key, want in [("hcbs.reservation", 1), ("hcbs.taskset", 1), ("hcbs.period", 0),
-                  ("hcbsXreservation", 0), ("x.hcbs.reservation", 0), ("hcbs.reservation2", 0)]:
+                  ("hcbs.reservation.vbbu", 1), ("hcbs.taskset.l2-sched", 1), ("hcbs.period.vbbu", 0),
+                  ("hcbsXreservation", 0), ("x.hcbs.reservation", 0), ("hcbs.reservation2", 0),
+                  ("hcbs.reservation.", 0), ("hcbs.reservation.A", 0)]:
     assert bool(re.search(k, key)) == bool(want), (k, key)
 assert re.search(v, "8ms/18ms") and re.search(v, ""), v
 print("# hooks.d:", json.dumps(d))
 EOF
-ok $? "hooks.d entry: version 1.0.0, createRuntime, runs for hcbs.reservation and hcbs.taskset only"
+ok $? "hooks.d entry: version 1.0.0, createRuntime, runs for hcbs.reservation and hcbs.taskset, and their .CONTAINER keys, only"
 
 echo "1..$n"
 [ "$failed" = 0 ]

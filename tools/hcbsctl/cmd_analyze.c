@@ -121,7 +121,16 @@ static void json_opt_uint(struct hcbs_json *j, bool have, uint64_t v)
 		hcbs_json_null(j);
 }
 
+/*
+ * Whose verdict decides: one CPU (m = 1), or on m > 1 threads that
+ * migrate between the servers (global) or are pinned (partitioned).
+ */
+enum model { MODEL_UNI, MODEL_GLOBAL, MODEL_PART };
+static const char *const model_names[] = { "uniprocessor", "global", "partitioned" };
+
 struct answer {
+	enum model model;
+	bool model_given;		/* --model, else the default for m */
 	bool have_res;			/* a reservation was given */
 	uint64_t q, p;			/* the one checked (given, or min Q at P) */
 	bool have_check;		/* q/p valid */
@@ -142,9 +151,23 @@ struct answer {
 	uint64_t cperiod;				/* ... and this period */
 	struct hcbs_gfp_result *gfp;
 	struct hcbs_part_result *part;
-	bool best_gfp_ok;
-	uint64_t best_gfp_p, best_gfp_q;
+	bool best_gfp_ok, best_part_ok;
+	uint64_t best_gfp_p, best_gfp_q, best_part_p, best_part_q;
 };
+
+/*
+ * The verdict of the declared model, which alone sets the exit status:
+ * the reservation checked, else the least runtime at the period, else
+ * the best period of the range.
+ */
+static bool model_fits(const struct answer *r)
+{
+	const bool res[] = { r->fp->schedulable, r->gfp->schedulable, r->part->schedulable };
+	const bool best[] = { r->best_fp_ok, r->best_gfp_ok, r->best_part_ok };
+	const bool min[] = { r->fp_min_ok, r->gfp_min_ok, r->part_min_ok };
+
+	return r->have_res ? res[r->model] : r->range ? best[r->model] : min[r->model];
+}
 
 /* The head of a verdict: "schedulable", "min_runtime_ns", "checked_runtime_ns". */
 static void json_verdict(struct hcbs_json *j, bool have_res, bool sched, bool min_ok,
@@ -357,10 +380,21 @@ static int print_json(const char *file, const struct analysis *a,
 		json_choice(j, r->best_edf_ok, r->best_edf_p, r->best_edf_q);
 		hcbs_json_key(j, "global_fp");
 		json_choice(j, r->best_gfp_ok, r->best_gfp_p, r->best_gfp_q);
+		hcbs_json_key(j, "partitioned_fp");
+		json_choice(j, r->best_part_ok, r->best_part_p, r->best_part_q);
 		hcbs_json_object_end(j);
 	} else {
 		hcbs_json_null(j);
 	}
+	hcbs_json_key(j, "model");
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "name");
+	hcbs_json_string(j, model_names[r->model]);
+	hcbs_json_key(j, "source");
+	hcbs_json_string(j, r->model_given ? "option" : "default");
+	hcbs_json_key(j, "schedulable");
+	hcbs_json_bool(j, model_fits(r));
+	hcbs_json_object_end(j);
 	json_multi(j, a, r);
 	hcbs_json_object_end(j);
 	return hcbs_json_free(j);
@@ -371,7 +405,7 @@ static void print_multi(const struct analysis *a, const struct answer *r)
 {
 	char b1[32], b2[32], b3[32], b4[32];
 
-	if (r->gfp_check) {
+	if (r->gfp_check && r->model == MODEL_GLOBAL) {
 		const struct hcbs_gfp_result *g = r->gfp;
 
 		printf("\nglobal fixed priorities on %u CPU%s, %s/%s each (tasks migrate between the servers): %s\n",
@@ -401,7 +435,7 @@ static void print_multi(const struct analysis *a, const struct answer *r)
 				       dur(pt->supply, b2, sizeof(b2)), dur(pt->demand, b3, sizeof(b3)));
 		}
 	}
-	if (r->part_check) {
+	if (r->part_check && r->model == MODEL_PART) {
 		const struct hcbs_part_result *p = r->part;
 
 		printf("\npartitioned fixed priorities on %u CPU%s, %s/%s each (first-fit by priority, each CPU as one reservation above): %s\n",
@@ -444,7 +478,13 @@ static void print_text(const char *file, const struct analysis *a,
 	printf("m = %u CPU%s, each with its own server (Q, P): %s\n", r->cpus, r->cpus == 1 ? "" : "s",
 	       r->cpus_given ? "from --cpus" :
 	       "the default, as analyze is given no container (--cpus N for a container on N CPUs)");
-	printf("(the fixed-priority and EDF sections below are one CPU's reservation holding every task; the global and partitioned sections spread the tasks over the m CPUs)\n");
+	if (r->model == MODEL_UNI)
+		printf("model: one CPU, the fixed-priority verdict below sets the exit status\n");
+	else
+		printf("model: %s fixed priorities on the %u CPUs (%s), whose verdict alone sets the exit status; the fixed-priority and EDF sections below are one CPU's reservation holding every task\n",
+		       model_names[r->model], r->cpus,
+		       r->model_given ? "--model" :
+		       "the default for --cpus > 1: threads migrate between the servers; --model partitioned for threads pinned one CPU each");
 	if (r->have_check) {
 		uint64_t bo = r->p > r->q ? 2 * (r->p - r->q) : 0;
 
@@ -515,18 +555,18 @@ static void print_text(const char *file, const struct analysis *a,
 			       (double)r->edf_min / (double)r->period);
 		else
 			printf("  EDF:              none (not schedulable even with the whole CPU)\n");
-		if (r->gfp_min_ok)
+		if (r->model == MODEL_GLOBAL && r->gfp_min_ok)
 			printf("  global FP on %u CPU%s: %s on each (bandwidth %.4f per CPU)\n", r->cpus,
 			       r->cpus == 1 ? "" : "s", dur(r->gfp_min, b2, sizeof(b2)),
 			       (double)r->gfp_min / (double)r->period);
-		else
+		else if (r->model == MODEL_GLOBAL)
 			printf("  global FP on %u CPU%s: none (not guaranteed even with whole CPUs)\n", r->cpus,
 			       r->cpus == 1 ? "" : "s");
-		if (r->part_min_ok)
+		if (r->model == MODEL_PART && r->part_min_ok)
 			printf("  partitioned FP on %u CPU%s (first-fit): %s on each (bandwidth %.4f per CPU; found by bisection, first-fit need not be monotone in Q)\n",
 			       r->cpus, r->cpus == 1 ? "" : "s", dur(r->part_min, b2, sizeof(b2)),
 			       (double)r->part_min / (double)r->period);
-		else
+		else if (r->model == MODEL_PART)
 			printf("  partitioned FP on %u CPU%s (first-fit): none (not schedulable even with whole CPUs)\n",
 			       r->cpus, r->cpus == 1 ? "" : "s");
 	}
@@ -545,16 +585,25 @@ static void print_text(const char *file, const struct analysis *a,
 			       (double)r->best_edf_q / (double)r->best_edf_p);
 		else
 			printf("  EDF:              no period in the range works\n");
-		if (r->best_gfp_ok)
-			printf("  global FP on %u CPU%s: %s/%s (bandwidth %.4f per CPU)\n", r->cpus,
-			       r->cpus == 1 ? "" : "s", dur(r->best_gfp_q, b1, sizeof(b1)),
-			       dur(r->best_gfp_p, b2, sizeof(b2)),
-			       (double)r->best_gfp_q / (double)r->best_gfp_p);
-		else
-			printf("  global FP on %u CPU%s: no period in the range works\n", r->cpus,
-			       r->cpus == 1 ? "" : "s");
+		if (r->model != MODEL_UNI) {
+			bool ok = r->model == MODEL_GLOBAL ? r->best_gfp_ok : r->best_part_ok;
+			uint64_t q = r->model == MODEL_GLOBAL ? r->best_gfp_q : r->best_part_q;
+			uint64_t p = r->model == MODEL_GLOBAL ? r->best_gfp_p : r->best_part_p;
+
+			if (ok)
+				printf("  %s FP on %u CPUs: %s/%s (bandwidth %.4f per CPU)\n",
+				       model_names[r->model], r->cpus, dur(q, b1, sizeof(b1)),
+				       dur(p, b2, sizeof(b2)), (double)q / (double)p);
+			else
+				printf("  %s FP on %u CPUs: no period in the range works\n",
+				       model_names[r->model], r->cpus);
+		}
 	}
-	printf("\nLinux schedules SCHED_FIFO/RR inside a reservation: the fixed-priority answer is the one that applies; EDF is shown for comparison.\n");
+	if (r->model == MODEL_UNI)
+		printf("\nLinux schedules SCHED_FIFO/RR inside a reservation: the fixed-priority answer is the one that applies; EDF is shown for comparison.\n");
+	else
+		printf("\nLinux schedules SCHED_FIFO/RR inside a reservation: the %s fixed-priority answer on the %u CPUs is the one that applies; EDF is shown for comparison.\n",
+		       model_names[r->model], r->cpus);
 }
 
 /* Periods in the one grammar, whole microseconds and > 0, as for set. */
@@ -642,6 +691,15 @@ int cmd_analyze(struct opts *o)
 		r.cpus = (unsigned int)m;
 		r.cpus_given = true;
 	}
+	if (o->model && strcmp(o->model, "global") && strcmp(o->model, "partitioned")) {
+		die_line(o, file, "--model %s: expected global (threads migrate between the servers) or partitioned (threads pinned one CPU each)",
+			 o->model);
+		return HCBS_EXIT_USAGE;
+	}
+	/* One CPU: the models are the one-CPU analysis, whose test is exact. */
+	r.model_given = o->model != NULL;
+	r.model = r.cpus == 1 ? MODEL_UNI :
+		  o->model && !strcmp(o->model, "partitioned") ? MODEL_PART : MODEL_GLOBAL;
 	ret = load(o, file, &a, e, sizeof(e));
 	if (ret) {
 		fprintf(stderr, "hcbsctl: analyze: %s\n", e);
@@ -708,6 +766,13 @@ int cmd_analyze(struct opts *o)
 				r.best_gfp_p = p;
 				r.best_gfp_q = q;
 			}
+			if (r.cpus > 1 &&
+			    !hcbs_min_runtime_test(&a.ts, HCBS_TEST_PART, a.order, r.cpus, p, 1000, &q) &&
+			    (!r.best_part_ok || (double)q / (double)p < (double)r.best_part_q / (double)r.best_part_p)) {
+				r.best_part_ok = true;
+				r.best_part_p = p;
+				r.best_part_q = q;
+			}
 			if (p > UINT64_MAX - r.step)
 				break;
 		}
@@ -722,14 +787,11 @@ int cmd_analyze(struct opts *o)
 	}
 
 	/*
-	 * What decides the exit status: fixed priorities, what Linux runs,
-	 * on the m CPUs either pinned (partitioned; at m = 1 the one-CPU
-	 * verdict) or migrating (global).
+	 * The exit status follows the declared model alone (fixed
+	 * priorities, what Linux runs): `analyze && set` must not accept
+	 * what only another model guarantees.
 	 */
-	if (ret == HCBS_EXIT_OK &&
-	    ((r.have_res && !r.part->schedulable && !r.gfp->schedulable) ||
-	     (!r.have_res && r.period && !r.range && !r.part_min_ok && !r.gfp_min_ok) ||
-	     (r.range && !r.best_fp_ok && !r.best_gfp_ok)))
+	if (ret == HCBS_EXIT_OK && !model_fits(&r))
 		ret = HCBS_EXIT_UNSCHED;
 out:
 	free(r.fp);

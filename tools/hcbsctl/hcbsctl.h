@@ -25,6 +25,7 @@ struct opts {
 	const char *reservation;	/* --reservation Q/P */
 	const char *order;		/* --order rm|dm|file */
 	const char *cpus;		/* --cpus N (analyze) */
+	const char *model;		/* --model global|partitioned (analyze) */
 	const char *overhead;		/* --overhead TIME|N% (analyze, set --taskset) */
 	bool json;
 	/* fake sysctls and fair servers: test builds only (hcbs_test_env()) */

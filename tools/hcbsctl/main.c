@@ -52,8 +52,12 @@ static void usage(FILE *f)
 "                          given, else deadline monotonic = rate monotonic\n"
 "                          when deadlines equal periods)\n"
 "  -m, --cpus N            analyze: the container's CPUs, each with its own\n"
-"                          server (default: 1); adds global and partitioned\n"
-"                          fixed-priority verdicts on N CPUs\n"
+"                          server (default: 1)\n"
+"  -M, --model global|partitioned\n"
+"                          analyze on N > 1 CPUs: threads that migrate between\n"
+"                          the servers (global, the default) or pinned one CPU\n"
+"                          each (partitioned); its verdict alone is printed and\n"
+"                          sets the exit status (at N = 1: the one-CPU verdict)\n"
 "  -O, --overhead TIME|N%|auto\n"
 "                          analyze, set --taskset: what a job costs its server\n"
 "                          on this machine beyond its WCET, per job (80us) or\n"
@@ -73,6 +77,7 @@ static void usage(FILE *f)
 "  hcbsctl free\n"
 "  hcbsctl analyze vbbu.ts --reservation 8ms/18ms\n"
 "  hcbsctl analyze vbbu.ts --period 2ms..30ms --step 1ms\n"
+"  hcbsctl analyze vbbu.ts --reservation 5440us/18ms --cpus 2 --model partitioned\n"
 "  hcbsctl set vbbu1 --taskset vbbu.ts --period 18ms\n"
 "  hcbsctl analyze vbbu.ts --period 18ms --overhead 150us\n"
 "  hcbsctl overhead                  (then --overhead auto, or its figures)\n"
@@ -89,7 +94,7 @@ static void usage(FILE *f)
 enum {
 	O_LXCPATH = 1 << 0, O_CGROUP = 1 << 1, O_JSON = 1 << 2, O_TASKSET = 1 << 3,
 	O_PERIOD = 1 << 4, O_STEP = 1 << 5, O_RESERVATION = 1 << 6, O_ORDER = 1 << 7,
-	O_CPUS = 1 << 8, O_UNIT = 1 << 9, O_OVERHEAD = 1 << 10,
+	O_CPUS = 1 << 8, O_UNIT = 1 << 9, O_OVERHEAD = 1 << 10, O_MODEL = 1 << 11,
 };
 
 static const struct {
@@ -99,7 +104,7 @@ static const struct {
 	{ O_LXCPATH, "--lxcpath" }, { O_CGROUP, "--cgroup" }, { O_JSON, "--json" },
 	{ O_TASKSET, "--taskset" }, { O_PERIOD, "--period" }, { O_STEP, "--step" },
 	{ O_RESERVATION, "--reservation" }, { O_ORDER, "--order" }, { O_CPUS, "--cpus" },
-	{ O_UNIT, "--unit" }, { O_OVERHEAD, "--overhead" },
+	{ O_UNIT, "--unit" }, { O_OVERHEAD, "--overhead" }, { O_MODEL, "--model" },
 };
 
 static const struct {
@@ -152,15 +157,17 @@ static const struct {
 "(cpu.rt.max on the root) minus the top-level groups when it is set, else\n"
 "the global limit minus the fair server and the top-level groups.\n" },
 	{ "analyze", cmd_analyze, 1, 1, false,
-	  O_JSON | O_PERIOD | O_STEP | O_RESERVATION | O_ORDER | O_CPUS | O_OVERHEAD,
+	  O_JSON | O_PERIOD | O_STEP | O_RESERVATION | O_ORDER | O_CPUS | O_MODEL | O_OVERHEAD,
 "Usage: hcbsctl [--json] analyze TASKSET --reservation Q/P\n"
 "       hcbsctl [--json] analyze TASKSET --period P | --period PMIN..PMAX [--step S]\n"
-"       (and --order rm|dm|file, --cpus N, --overhead TIME|N%|auto)\n"
+"       (and --order rm|dm|file, --cpus N [--model global|partitioned],\n"
+"       --overhead TIME|N%|auto)\n"
 "\n"
 "Is TASKSET (a file, - for stdin) schedulable in the reservation Q/P, what\n"
 "least runtime does it need at period P, which period in a range needs the\n"
-"least bandwidth: on one CPU, and on N CPUs (--cpus, default 1) with global\n"
-"and with partitioned fixed priorities.  Exit 6 when it does not fit.\n" },
+"least bandwidth: on one CPU, or on N CPUs (--cpus, default 1) with global\n"
+"(the default) or partitioned (--model partitioned) fixed priorities.  Exit 6\n"
+"when it does not fit in that model.\n" },
 	{ "overhead", cmd_overhead, 0, 1, false, O_JSON,
 "Usage: hcbsctl [--json] overhead [CPU]\n"
 "\n"
@@ -243,6 +250,7 @@ int main(int argc, char **argv)
 		{ "reservation", required_argument, NULL, 'r' },
 		{ "order", required_argument, NULL, 'o' },
 		{ "cpus", required_argument, NULL, 'm' },
+		{ "model", required_argument, NULL, 'M' },
 		{ "overhead", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -254,7 +262,7 @@ int main(int argc, char **argv)
 	int c, given = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":P:c:u:jt:p:s:r:o:m:O:hV", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":P:c:u:jt:p:s:r:o:m:M:O:hV", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'P': o.lxcpath = optarg; given |= O_LXCPATH; break;
 		case 'c': o.cgroup = optarg; given |= O_CGROUP; break;
@@ -266,6 +274,7 @@ int main(int argc, char **argv)
 		case 'r': o.reservation = optarg; given |= O_RESERVATION; break;
 		case 'o': o.order = optarg; given |= O_ORDER; break;
 		case 'm': o.cpus = optarg; given |= O_CPUS; break;
+		case 'M': o.model = optarg; given |= O_MODEL; break;
 		case 'O': o.overhead = optarg; given |= O_OVERHEAD; break;
 		case 'h':
 			usage(stdout);
