@@ -101,7 +101,7 @@ out:
 	closedir(dd);
 }
 
-static void cpu_list(const int *cpus, int n, char *buf, size_t len)
+void format_cpu_list(const int *cpus, int n, char *buf, size_t len)
 {
 	size_t used = 0;
 
@@ -367,7 +367,7 @@ int cmd_free(struct opts *o)
 		warn_line("kernel.sched_rt_runtime_us is -1: admission control is off, nothing is guaranteed");
 	for (int i = 0; i < r.f.ncpu; i++)
 		r.total += cpu_free(&r, i);
-	cpu_list(r.f.cpus, r.f.ncpu, r.list, sizeof(r.list));
+	format_cpu_list(r.f.cpus, r.f.ncpu, r.list, sizeof(r.list));
 
 	/* Domain -1 is the default one; then the partitions. */
 	memset(&dom, 0, sizeof(dom));
@@ -385,7 +385,7 @@ int cmd_free(struct opts *o)
 			members[m++] = r.f.cpus[i];
 			dfree[k + 1] += cpu_free(&r, i);
 		}
-		cpu_list(members, m, dlist[k + 1], sizeof(dlist[k + 1]));
+		format_cpu_list(members, m, dlist[k + 1], sizeof(dlist[k + 1]));
 	}
 
 	if (o->json) {

@@ -78,6 +78,11 @@ int cmd_list(struct opts *o);
 int cmd_free(struct opts *o);
 int cmd_analyze(struct opts *o);
 int cmd_overhead(struct opts *o);
+int cmd_doctor(struct opts *o);
+
+/* hcbsctl doctor's exit status beyond 0 (all ok): the worst finding. */
+#define HCBSCTL_EXIT_WARNINGS	8	/* ready, with warnings */
+#define HCBSCTL_EXIT_NOT_READY	9	/* a check failed */
 
 /* cmd_free.c: the figures of hcbsctl free, per online CPU (doctor too). */
 #define FREE_MAX_CPUS 1024
@@ -102,6 +107,8 @@ int free_figures(const struct opts *o, const char *root, struct free_figures *f,
 		 char *err, size_t errlen);
 /* Free on CPU index @i: the share minus reserved when set, else the limit's. */
 double free_on_cpu(const struct free_figures *f, int i);
+/* @n CPUs, in increasing order, as a CPU list ("0-3,6") into @buf. */
+void format_cpu_list(const int *cpus, int n, char *buf, size_t len);
 
 /* cmd_overhead.c: the measurement of --overhead auto and hcbsctl overhead. */
 /* @arg: a CPU number (NULL: the last online CPU); an hcbs_exit code. */
