@@ -184,6 +184,11 @@ run 8 D doctor && grep -q 'fix: boot with rcutree.kthread_prio=96' "$T/out"
 ok $? "the fix gives a priority above it"
 put_task 105 "hog" /other 1 95
 expect rcu-kthread-prio ok 0 "the same task inside a reservation (other: 300ms/1s) does not count"
+put /proc/self/mountinfo "25 20 0:22 / $CG rw - cgroup cgroup rw,cpu,cpuacct"
+printf '4:cpu,cpuacct:/other\n0::/\n' | tee "$R/proc/100/cgroup" >"$R/proc/105/cgroup"
+expect rcu-kthread-prio ok 8 "cgroup v1: the task's cpu line, not its v2 one, places it in a reservation"
+put /proc/self/mountinfo "30 20 0:26 / $CG rw,nosuid - cgroup2 cgroup2 rw"
+put "/proc/100/cgroup" "0::/other"
 put_task 105 "hog" /parent/mid/leaf 1 95
 expect rcu-kthread-prio ok 0 "nor below a reserved ancestor"
 put_task 105 "kworker" / 1 95 2129984

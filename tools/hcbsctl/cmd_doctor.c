@@ -455,30 +455,47 @@ struct rt_top {
 	char comm[32];
 };
 
-/* Does the task @pid run at root level: its cgroup has no reserved ancestor? */
-static bool root_level(const struct doctor *d, const char *pid)
+/*
+ * The path of @pid's cgroup in the cpu hierarchy, from /proc/PID/cgroup:
+ * the line of the v1 hierarchy with cpu, or the v2 line "0::PATH".
+ */
+static bool task_cgroup(const struct doctor *d, const char *pid, char *cg, size_t len)
 {
-	char path[300], dir[PATH_MAX + 8], anc[PATH_MAX], *text, *p;
-	struct hcbs_rt rt;
-	enum hcbs_rt_abi abi;
+	char path[300], *text, *save = NULL;
+	bool found = false;
 
-	if (!d->hcbs)
-		return true;
 	snprintf(path, sizeof(path), "/proc/%s/cgroup", pid);
 	text = slurp(d, path);
 	if (!text)
 		return false;
-	p = strstr(text, "0::");
-	if (!p || (p != text && p[-1] != '\n')) {
-		free(text);
-		return true;
+	for (char *l = strtok_r(text, "\n", &save); l && !found; l = strtok_r(NULL, "\n", &save)) {
+		char *c1 = strchr(l, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		for (char *c = c1 + 1; *c; c++)
+			if (*c == ',')
+				*c = ' ';
+		if (d->cgversion == 2 ? c2 == c1 + 1 : has_word(c1 + 1, "cpu")) {
+			snprintf(cg, len, "%s", c2 + 1);
+			found = true;
+		}
 	}
-	p += 3;
-	p[strcspn(p, "\n")] = '\0';
-	snprintf(dir, sizeof(dir), "%s%s", d->cgroot, strcmp(p, "/") ? p : "");
 	free(text);
-	if (!strcmp(dir, d->cgroot))
+	return found;
+}
+
+/* Does the task @pid run at root level: its cgroup has no reserved ancestor? */
+static bool root_level(const struct doctor *d, const char *pid)
+{
+	char cg[PATH_MAX], dir[2 * PATH_MAX], anc[PATH_MAX];
+	struct hcbs_rt rt;
+	enum hcbs_rt_abi abi;
+
+	if (!d->hcbs || !task_cgroup(d, pid, cg, sizeof(cg)) || !strcmp(cg, "/"))
 		return true;
+	snprintf(dir, sizeof(dir), "%s%s", d->cgroot, cg);
 	abi = hcbs_rt_detect(dir);
 	if (abi != HCBS_ABI_NONE && !hcbs_rt_read(dir, abi, &rt, NULL, 0) &&
 	    rt.runtime_us != HCBS_RT_MAX)
