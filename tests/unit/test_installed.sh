@@ -13,7 +13,8 @@ HCBSCTL=$1 HOOK=$2 OCIHOOK=$3 SRC=$4
 . "$(dirname "$0")/cli-lib.sh"
 WRAP=${TEST_WRAPPER:-}
 SWITCHES="HCBS_TEST_PROC HCBS_OCI_HOOK_PROC HCBS_TEST_FAKE_CGROUPFS HCBSCTL_SYSCTL_DIR
-HCBSCTL_FAIR_SERVER_DIR HCBSCTL_SYSTEMCTL HCBSCTL_SYSTEMD_DIR HCBS_HOOK_STATE_DIR HCBS_TEST_OCI_POLICY"
+HCBSCTL_FAIR_SERVER_DIR HCBSCTL_SYSTEMCTL HCBSCTL_SYSTEMD_DIR HCBS_HOOK_STATE_DIR HCBS_TEST_OCI_POLICY
+HCBSCTL_DOCTOR_ROOT"
 
 for b in "$HCBSCTL" "$HOOK" "$OCIHOOK"; do
 	found=
@@ -79,6 +80,15 @@ env LXC_PID=$$ LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=hcbs-install
 rc=$?
 [ $rc = 3 ] && grep -q "^hcbs-hook: hcbs-installed-nosuch: start-host: pid $$: cgroup .*; refused$" "$T/err" && unchanged
 ok $? "hcbs-hook start-host reads the real /proc: exit $rc: $(cat "$T/err")"
+
+# hcbsctl doctor reads the machine's own /proc and /sys, not a fake root.
+mkdir -p "$T/root/proc/sys/kernel"
+echo 6.12.0-hcbs-installed-fake >"$T/root/proc/sys/kernel/osrelease"
+env HCBSCTL_DOCTOR_ROOT="$T/root" $WRAP "$HCBSCTL" --json doctor >"$T/out" 2>"$T/err"
+rc=$?
+{ [ $rc = 0 ] || [ $rc = 8 ] || [ $rc = 9 ]; } && grep -q '"command": "doctor"' "$T/out" &&
+	! grep -q 'installed-fake' "$T/out" && unchanged
+ok $? "hcbsctl doctor ignores \$HCBSCTL_DOCTOR_ROOT: exit $rc"
 
 echo "1..$n"
 [ "$failed" = 0 ]

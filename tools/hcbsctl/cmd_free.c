@@ -24,7 +24,7 @@
 
 #include "hcbsctl.h"
 
-#define MAX_CPUS 1024
+#define MAX_CPUS FREE_MAX_CPUS
 
 /*
  * Root domains: SCHED_DEADLINE admission (and so HCBS admission) is per
@@ -101,7 +101,7 @@ out:
 	closedir(dd);
 }
 
-static void cpu_list(const int *cpus, int n, char *buf, size_t len)
+void format_cpu_list(const int *cpus, int n, char *buf, size_t len)
 {
 	size_t used = 0;
 
@@ -124,17 +124,7 @@ static void cpu_list(const int *cpus, int n, char *buf, size_t len)
 /* What free found; the printers only print it. */
 struct free_report {
 	const char *root;
-	struct hcbs_global g;
-	struct hcbs_root_share share;
-	bool share_set;
-	double share_bw;		/* per CPU, when share_set */
-	double *reserved;		/* on each CPU, by the top-level groups */
-	double reserved_most;		/* the most of them */
-	int groups;
-	bool assumed;			/* a fair server assumed 50ms/1s */
-	int ncpu;
-	int *cpus;
-	double *fair;
+	struct free_figures f;		/* per CPU: limit, fair server, reserved */
 	double total;			/* free summed over all CPUs */
 	char list[256];			/* all CPUs */
 	struct domains *dom;
@@ -143,17 +133,21 @@ struct free_report {
 	char (*dlist)[256];
 };
 
-/* Free on CPU index @i: under the share when set, else the global limit. */
+double free_on_cpu(const struct free_figures *f, int i)
+{
+	if (f->share_set)
+		return f->share_bw - f->reserved[i];
+	return f->g.ratio - f->fair[i] - f->reserved[i];
+}
+
 static double cpu_free(const struct free_report *r, int i)
 {
-	if (r->share_set)
-		return r->share_bw - r->reserved[i];
-	return r->g.ratio - r->fair[i] - r->reserved[i];
+	return free_on_cpu(&r->f, i);
 }
 
 static void json_share(struct hcbs_json *j, const struct free_report *r)
 {
-	const struct hcbs_root_share *sh = &r->share;
+	const struct hcbs_root_share *sh = &r->f.share;
 
 	if (sh->abi == HCBS_ABI_NONE) {
 		hcbs_json_null(j);
@@ -161,17 +155,17 @@ static void json_share(struct hcbs_json *j, const struct free_report *r)
 	}
 	hcbs_json_object_begin(j);
 	hcbs_json_key(j, "set");
-	hcbs_json_bool(j, r->share_set);
+	hcbs_json_bool(j, r->f.share_set);
 	hcbs_json_key(j, "runtime_us");
-	if (r->share_set)
+	if (r->f.share_set)
 		hcbs_json_uint(j, sh->rt.runtime_us);
 	else
 		hcbs_json_null(j);
 	hcbs_json_key(j, "period_us");
 	hcbs_json_uint(j, sh->rt.period_us);
 	hcbs_json_key(j, "bandwidth_per_cpu");
-	if (r->share_set)
-		hcbs_json_double(j, r->share_bw);
+	if (r->f.share_set)
+		hcbs_json_double(j, r->f.share_bw);
 	else
 		hcbs_json_null(j);
 	hcbs_json_key(j, "interface");
@@ -192,38 +186,38 @@ static int print_json(const struct free_report *r)
 	hcbs_json_key(j, "global");
 	hcbs_json_object_begin(j);
 	hcbs_json_key(j, "rt_runtime_us");
-	hcbs_json_int(j, r->g.rt_runtime_us);
+	hcbs_json_int(j, r->f.g.rt_runtime_us);
 	hcbs_json_key(j, "rt_period_us");
-	hcbs_json_uint(j, r->g.rt_period_us);
+	hcbs_json_uint(j, r->f.g.rt_period_us);
 	hcbs_json_key(j, "ratio");
-	hcbs_json_double(j, r->g.ratio);
+	hcbs_json_double(j, r->f.g.ratio);
 	hcbs_json_key(j, "admission_control");
-	hcbs_json_bool(j, r->g.rt_runtime_us >= 0);
+	hcbs_json_bool(j, r->f.g.rt_runtime_us >= 0);
 	hcbs_json_object_end(j);
 	hcbs_json_key(j, "root_share");
 	json_share(j, r);
 	hcbs_json_key(j, "free_limited_by");
-	hcbs_json_string(j, r->share_set ? "root_share" : "global_limit");
+	hcbs_json_string(j, r->f.share_set ? "root_share" : "global_limit");
 	hcbs_json_key(j, "reserved_per_cpu");
-	hcbs_json_double(j, r->reserved_most);
+	hcbs_json_double(j, r->f.reserved_most);
 	hcbs_json_key(j, "reserved_groups");
-	hcbs_json_int(j, r->groups);
+	hcbs_json_int(j, r->f.groups);
 	hcbs_json_key(j, "fair_server_assumed");
-	hcbs_json_bool(j, r->assumed);
+	hcbs_json_bool(j, r->f.assumed);
 	hcbs_json_key(j, "deadline_tasks_counted");
 	hcbs_json_bool(j, false);
 	hcbs_json_key(j, "cpus");
 	hcbs_json_array_begin(j);
-	for (int i = 0; i < r->ncpu; i++) {
+	for (int i = 0; i < r->f.ncpu; i++) {
 		hcbs_json_object_begin(j);
 		hcbs_json_key(j, "cpu");
-		hcbs_json_int(j, r->cpus[i]);
+		hcbs_json_int(j, r->f.cpus[i]);
 		hcbs_json_key(j, "limit");
-		hcbs_json_double(j, r->g.ratio);
+		hcbs_json_double(j, r->f.g.ratio);
 		hcbs_json_key(j, "fair_server");
-		hcbs_json_double(j, r->fair[i]);
+		hcbs_json_double(j, r->f.fair[i]);
 		hcbs_json_key(j, "reserved");
-		hcbs_json_double(j, r->reserved[i]);
+		hcbs_json_double(j, r->f.reserved[i]);
 		hcbs_json_key(j, "free");
 		hcbs_json_double(j, cpu_free(r, i));
 		hcbs_json_object_end(j);
@@ -252,42 +246,42 @@ static int print_json(const struct free_report *r)
 
 static void print_share(const struct free_report *r)
 {
-	const char *file = r->share.abi == HCBS_ABI_RT_MAX ? "cpu.rt.max" : "cpu.rt_runtime_us";
+	const char *file = r->f.share.abi == HCBS_ABI_RT_MAX ? "cpu.rt.max" : "cpu.rt_runtime_us";
 	char buf[64];
 
-	if (r->share.abi == HCBS_ABI_NONE)
+	if (r->f.share.abi == HCBS_ABI_NONE)
 		printf("root share:   not set (this kernel has no cpu.rt.max on the root): top-level groups take from the global limit\n");
-	else if (!r->share_set)
+	else if (!r->f.share_set)
 		printf("root share:   max (not set, %s/%s): top-level groups take from the global limit, beside the fair servers and SCHED_DEADLINE tasks\n",
 		       r->root, file);
-	else if (!r->share.rt.runtime_us)
+	else if (!r->f.share.rt.runtime_us)
 		printf("root share:   0 (%s in %s/%s): no top-level reservation is admitted\n",
-		       hcbs_rt_format(&r->share.rt, buf, sizeof(buf)), r->root, file);
+		       hcbs_rt_format(&r->f.share.rt, buf, sizeof(buf)), r->root, file);
 	else
 		printf("root share:   %.3f per CPU (%s in %s/%s): kept for the RT groups on every CPU, SCHED_DEADLINE tasks cannot take it\n",
-		       r->share_bw, hcbs_rt_format(&r->share.rt, buf, sizeof(buf)), r->root, file);
+		       r->f.share_bw, hcbs_rt_format(&r->f.share.rt, buf, sizeof(buf)), r->root, file);
 }
 
 static void print_text(const struct free_report *r)
 {
-	const struct hcbs_global *g = &r->g;
+	const struct hcbs_global *g = &r->f.g;
 
 	printf("global limit: %.3f per CPU (kernel.sched_rt_runtime_us %lld / sched_rt_period_us %llu)%s\n",
 	       g->ratio, (long long)g->rt_runtime_us, (unsigned long long)g->rt_period_us,
 	       g->rt_runtime_us < 0 ? " -- admission control OFF" : "");
 	print_share(r);
 	printf("reserved:     %.3f per CPU at most, by %d top-level group(s) under %s, each on the CPUs of its cpuset\n",
-	       r->reserved_most, r->groups, r->root);
-	if (r->share_set) {
+	       r->f.reserved_most, r->f.groups, r->root);
+	if (r->f.share_set) {
 		printf("\n%-5s %-7s %-9s %s\n", "CPU", "SHARE", "RESERVED", "FREE");
-		for (int i = 0; i < r->ncpu; i++)
-			printf("%-5d %-7.3f %-9.3f %.3f\n", r->cpus[i], r->share_bw,
-			       r->reserved[i], cpu_free(r, i));
+		for (int i = 0; i < r->f.ncpu; i++)
+			printf("%-5d %-7.3f %-9.3f %.3f\n", r->f.cpus[i], r->f.share_bw,
+			       r->f.reserved[i], cpu_free(r, i));
 	} else {
 		printf("\n%-5s %-7s %-7s %-9s %s\n", "CPU", "LIMIT", "FAIR", "RESERVED", "FREE");
-		for (int i = 0; i < r->ncpu; i++)
-			printf("%-5d %-7.3f %-7.3f %-9.3f %.3f\n", r->cpus[i], g->ratio,
-			       r->fair[i], r->reserved[i], cpu_free(r, i));
+		for (int i = 0; i < r->f.ncpu; i++)
+			printf("%-5d %-7.3f %-7.3f %-9.3f %.3f\n", r->f.cpus[i], g->ratio,
+			       r->f.fair[i], r->f.reserved[i], cpu_free(r, i));
 	}
 	printf("\n");
 	for (int k = 0; k < r->ndom; k++) {
@@ -303,71 +297,77 @@ static void print_text(const struct free_report *r)
 	}
 	if (r->ndom > 1)
 		printf("all CPUs %s: %.3f CPU free in total\n", r->list, r->total);
-	if (r->share_set) {
+	if (r->f.share_set) {
 		printf("\nA new top-level reservation Q/P fits if Q/P <= FREE on each CPU of its cpuset: the root group's share minus the top-level groups there.\n");
 		printf("note: SCHED_DEADLINE tasks cannot take the share: these figures are exact.\n");
 		return;
 	}
 	printf("\nA new top-level reservation Q/P fits if Q/P <= the smallest FREE on the CPUs of its cpuset.\n");
-	if (r->assumed)
+	if (r->f.assumed)
 		printf("note: fair server bandwidth assumed 50ms/1s (no /sys/kernel/debug/sched/fair_server).\n");
 	printf("note: SCHED_DEADLINE tasks take from the same pool and are not counted here: these are upper bounds.\n");
+}
+
+int free_figures(const struct opts *o, const char *root, struct free_figures *f,
+		 char *err, size_t errlen)
+{
+	memset(f, 0, sizeof(*f));
+	if (!hcbs_tree_has_hcbs(root)) {
+		snprintf(err, errlen, "kernel without HCBS: no cpu.rt.max nor cpu.rt.stat in %s or its children (boot the hcbs kernel)",
+			 root);
+		return HCBS_EXIT_NOHCBS;
+	}
+	if (hcbs_global_read(o->sysctl_dir, &f->g, err, errlen))
+		return HCBS_EXIT_SYSTEM;
+	/* A share misread would make every figure wrong: refuse instead. */
+	if (hcbs_root_share_read(root, &f->share, err, errlen))
+		return HCBS_EXIT_SYSTEM;
+	f->share_set = hcbs_root_share_set(&f->share);
+	f->share_bw = hcbs_rt_bw(&f->share.rt);
+	f->ncpu = hcbs_online_cpus(f->cpus, FREE_MAX_CPUS);
+	if (f->ncpu > FREE_MAX_CPUS)
+		f->ncpu = FREE_MAX_CPUS;
+	hcbs_reserved_below(root, NULL, &f->groups);
+	for (int i = 0; i < f->ncpu; i++) {
+		int count = 0;
+		bool a;
+
+		f->reserved[i] = hcbs_reserved_below_cpu(root, NULL, f->cpus[i], &count);
+		if (f->reserved[i] > f->reserved_most)
+			f->reserved_most = f->reserved[i];
+		f->fair[i] = hcbs_fair_server_bw(o->fs_dir, f->cpus[i], &a);
+		f->assumed |= a;
+	}
+	return HCBS_EXIT_OK;
 }
 
 int cmd_free(struct opts *o)
 {
 	char root[PATH_MAX], e[HCBS_ERRLEN];
-	static int cpus[MAX_CPUS], members[MAX_CPUS];
-	static double fair[MAX_CPUS], reserved[MAX_CPUS], dfree[257];
+	static int members[MAX_CPUS];
+	static double dfree[257];
 	static char dlist[257][256];
 	static struct domains dom;
-	struct free_report r = {
-		.root = root, .cpus = cpus, .fair = fair, .reserved = reserved, .dom = &dom,
-		.dfree = dfree, .dlist = dlist,
-	};
+	static struct free_report r;
 	int v = 0, ret;
 
+	r = (struct free_report){ .root = root, .dom = &dom, .dfree = dfree, .dlist = dlist };
 	if (o->cgroup) {
 		snprintf(root, sizeof(root), "%s", o->cgroup);
 	} else if (hcbs_cpu_cgroup_root(root, sizeof(root), &v, e, sizeof(e))) {
 		die_line(o, NULL, "cannot find the cpu cgroup hierarchy: %s", e);
 		return HCBS_EXIT_NOTFOUND;
 	}
-	if (!hcbs_tree_has_hcbs(root)) {
-		die_line(o, NULL, "kernel without HCBS: no cpu.rt.max nor cpu.rt.stat in %s or its children (boot the hcbs kernel)",
-			 root);
-		return HCBS_EXIT_NOHCBS;
-	}
-	if (hcbs_global_read(o->sysctl_dir, &r.g, e, sizeof(e))) {
+	ret = free_figures(o, root, &r.f, e, sizeof(e));
+	if (ret) {
 		die_line(o, NULL, "%s", e);
-		return HCBS_EXIT_SYSTEM;
+		return ret;
 	}
-	/* A share misread would make every figure wrong: refuse instead. */
-	if (hcbs_root_share_read(root, &r.share, e, sizeof(e))) {
-		die_line(o, NULL, "%s", e);
-		return HCBS_EXIT_SYSTEM;
-	}
-	r.share_set = hcbs_root_share_set(&r.share);
-	r.share_bw = hcbs_rt_bw(&r.share.rt);
-	if (r.g.rt_runtime_us < 0)
+	if (r.f.g.rt_runtime_us < 0)
 		warn_line("kernel.sched_rt_runtime_us is -1: admission control is off, nothing is guaranteed");
-	r.ncpu = hcbs_online_cpus(cpus, MAX_CPUS);
-	if (r.ncpu > MAX_CPUS)
-		r.ncpu = MAX_CPUS;
-	hcbs_reserved_below(root, NULL, &r.groups);
-	for (int i = 0; i < r.ncpu; i++) {
-		int count = 0;
-		bool a;
-
-		reserved[i] = hcbs_reserved_below_cpu(root, NULL, cpus[i], &count);
-		if (reserved[i] > r.reserved_most)
-			r.reserved_most = reserved[i];
-
-		fair[i] = hcbs_fair_server_bw(o->fs_dir, cpus[i], &a);
-		r.assumed |= a;
+	for (int i = 0; i < r.f.ncpu; i++)
 		r.total += cpu_free(&r, i);
-	}
-	cpu_list(cpus, r.ncpu, r.list, sizeof(r.list));
+	format_cpu_list(r.f.cpus, r.f.ncpu, r.list, sizeof(r.list));
 
 	/* Domain -1 is the default one; then the partitions. */
 	memset(&dom, 0, sizeof(dom));
@@ -379,13 +379,13 @@ int cmd_free(struct opts *o)
 		int m = 0;
 
 		dfree[k + 1] = 0;
-		for (int i = 0; i < r.ncpu; i++) {
-			if (cpus[i] >= MAX_CPUS || dom.owner[cpus[i]] != k)
+		for (int i = 0; i < r.f.ncpu; i++) {
+			if (r.f.cpus[i] >= MAX_CPUS || dom.owner[r.f.cpus[i]] != k)
 				continue;
-			members[m++] = cpus[i];
+			members[m++] = r.f.cpus[i];
 			dfree[k + 1] += cpu_free(&r, i);
 		}
-		cpu_list(members, m, dlist[k + 1], sizeof(dlist[k + 1]));
+		format_cpu_list(members, m, dlist[k + 1], sizeof(dlist[k + 1]));
 	}
 
 	if (o->json) {

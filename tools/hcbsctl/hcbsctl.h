@@ -79,6 +79,37 @@ int cmd_list(struct opts *o);
 int cmd_free(struct opts *o);
 int cmd_analyze(struct opts *o);
 int cmd_overhead(struct opts *o);
+int cmd_doctor(struct opts *o);
+
+/* hcbsctl doctor's exit status beyond 0 (all ok): the worst finding. */
+#define HCBSCTL_EXIT_WARNINGS	8	/* ready, with warnings */
+#define HCBSCTL_EXIT_NOT_READY	9	/* a check failed */
+
+/* cmd_free.c: the figures of hcbsctl free, per online CPU (doctor too). */
+#define FREE_MAX_CPUS 1024
+struct free_figures {
+	struct hcbs_global g;
+	struct hcbs_root_share share;
+	bool share_set;
+	double share_bw;		/* per CPU, when share_set */
+	int ncpu;
+	int cpus[FREE_MAX_CPUS];
+	double fair[FREE_MAX_CPUS];	/* each CPU's fair server */
+	double reserved[FREE_MAX_CPUS];	/* by the top-level groups, on each CPU */
+	double reserved_most;		/* the most of them */
+	int groups;			/* top-level reserved groups */
+	bool assumed;			/* a fair server assumed 50ms/1s */
+};
+/*
+ * Read them for the cgroup tree at @root: an hcbs_exit code, with one line
+ * in @err (no HCBS, sysctls or the root share unreadable).
+ */
+int free_figures(const struct opts *o, const char *root, struct free_figures *f,
+		 char *err, size_t errlen);
+/* Free on CPU index @i: the share minus reserved when set, else the limit's. */
+double free_on_cpu(const struct free_figures *f, int i);
+/* @n CPUs, in increasing order, as a CPU list ("0-3,6") into @buf. */
+void format_cpu_list(const int *cpus, int n, char *buf, size_t len);
 
 /* cmd_overhead.c: the measurement of --overhead auto and hcbsctl overhead. */
 /* @arg: a CPU number (NULL: the last online CPU); an hcbs_exit code. */

@@ -33,6 +33,7 @@ static void usage(FILE *f)
 "  free                             bandwidth still admissible per CPU\n"
 "  analyze TASKSET                  schedulability in a reservation\n"
 "  overhead [CPU]                   measure what a job costs its server here\n"
+"  doctor                           is this machine ready for reservations?\n"
 "  help [COMMAND]                   this help, or one command's usage\n"
 "\n"
 "Options:\n"
@@ -42,7 +43,8 @@ static void usage(FILE *f)
 "                          a NAME with a '/' is such a PATH too\n"
 "  -u, --unit UNIT         act on the cgroup of systemd unit UNIT (set/get/\n"
 "                          unset, no NAME), e.g. vbbu-helper.service\n"
-"  -j, --json              JSON output (get, list, free, analyze), schema hcbsctl/1\n"
+"  -j, --json              JSON output (get, list, free, analyze, doctor),\n"
+"                          schema hcbsctl/1\n"
 "  -t, --taskset FILE      task set for set (- for stdin)\n"
 "  -p, --period P          period for set --taskset and analyze; analyze also\n"
 "                          takes a range PMIN..PMAX (see --step)\n"
@@ -81,13 +83,15 @@ static void usage(FILE *f)
 "  hcbsctl set vbbu1 --taskset vbbu.ts --period 18ms\n"
 "  hcbsctl analyze vbbu.ts --period 18ms --overhead 150us\n"
 "  hcbsctl overhead                  (then --overhead auto, or its figures)\n"
+"  hcbsctl doctor\n"
 "  hcbsctl --cgroup /sys/fs/cgroup/rt.slice set 100ms/1s\n"
 "  hcbsctl get /sys/fs/cgroup/libpod_parent/libpod-ID   (a podman container)\n"
 "  hcbsctl --cgroup /sys/fs/cgroup set 500ms/1s      (the root group's share)\n"
 "\n"
 "Exit status: 0 ok, 1 usage or bad input, 2 refused by the kernel (admission),\n"
 "3 no such container or cgroup, 4 kernel without HCBS, 5 permission denied,\n"
-"6 task set not schedulable, 7 other system error.  See hcbsctl(1).\n", f);
+"6 task set not schedulable, 7 other system error; doctor: 8 warnings,\n"
+"9 not ready.  See hcbsctl(1).\n", f);
 }
 
 /* Options, as bits: which were given, which a command accepts. */
@@ -178,6 +182,16 @@ static const struct {
 "time; what cpu.rt.stat charged the group gives a time per job plus a\n"
 "percentage of each WCET.  About 2 s; needs root and the hcbs kernel.\n"
 "--overhead auto in analyze and set --taskset measures the same way.\n" },
+	{ "doctor", cmd_doctor, 0, 0, false, O_JSON,
+"Usage: hcbsctl [--json] doctor\n"
+"\n"
+"Is this machine ready for reservations, and if not, why: the HCBS kernel,\n"
+"cgroup v2 and the cpu controller where containers go, the root share and\n"
+"what is free per CPU, RCU boosting against the root RT tasks, the budget\n"
+"hrtick, the clocksource, nohz_full and isolated CPUs, the LXC and OCI\n"
+"hooks and the OCI node policy, the CPU frequency governors and SMT.  One\n"
+"line per check: ok, warn or fail, what was found and the fix.  Reads only.\n"
+"Exit 0 when every check is ok, 8 with warnings, 9 when one fails.\n" },
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
@@ -189,7 +203,7 @@ static int help_command(int nargs, const char *const *args)
 		return HCBS_EXIT_OK;
 	}
 	if (nargs > 1) {
-		fprintf(stderr, "hcbsctl: help: expected at most one command (set, get, unset, list, free, analyze, overhead)\n");
+		fprintf(stderr, "hcbsctl: help: expected at most one command (set, get, unset, list, free, analyze, overhead, doctor)\n");
 		return HCBS_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < NCMDS; i++) {
@@ -199,7 +213,7 @@ static int help_command(int nargs, const char *const *args)
 		printf("\nOptions and exit status: hcbsctl --help, hcbsctl(1).\n");
 		return HCBS_EXIT_OK;
 	}
-	fprintf(stderr, "hcbsctl: help: unknown command '%s' (set, get, unset, list, free, analyze, overhead)\n",
+	fprintf(stderr, "hcbsctl: help: unknown command '%s' (set, get, unset, list, free, analyze, overhead, doctor)\n",
 		args[0]);
 	return HCBS_EXIT_USAGE;
 }
@@ -292,7 +306,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "hcbsctl: no command given (set, get, unset, list, free, analyze, overhead, help; see hcbsctl --help)\n");
+		fprintf(stderr, "hcbsctl: no command given (set, get, unset, list, free, analyze, overhead, doctor, help; see hcbsctl --help)\n");
 		return HCBS_EXIT_USAGE;
 	}
 	o.cmd = argv[optind++];
@@ -374,6 +388,6 @@ int main(int argc, char **argv)
 		}
 		return cmds[i].fn(&o);
 	}
-	fprintf(stderr, "hcbsctl: unknown command '%s' (set, get, unset, list, free, analyze, overhead, help)\n", o.cmd);
+	fprintf(stderr, "hcbsctl: unknown command '%s' (set, get, unset, list, free, analyze, overhead, doctor, help)\n", o.cmd);
 	return HCBS_EXIT_USAGE;
 }

@@ -45,6 +45,7 @@ check "hcbstrace help -> the commands" "latency lateness servers " _hcbstrace hc
 check "hcbstrace lateness --cs -> --csv" "--csv " _hcbstrace hcbstrace lateness --cs
 check "hcbstrace servers --pi: not for servers" "" _hcbstrace hcbstrace servers --pi
 check "hcbstrace latency -d -> durations with units" "10s 1h 1m 30s 5m " _hcbstrace hcbstrace latency -d ""
-check "hcbsctl help -> the commands" "analyze free get list overhead set unset " _hcbsctl hcbsctl help ""
+check "hcbsctl help -> the commands" "analyze doctor free get list overhead set unset " _hcbsctl hcbsctl help ""
+check "hcbsctl do -> doctor" "doctor " _hcbsctl hcbsctl do
 echo "1..$n"
 [ $failed = 0 ]
