@@ -25,7 +25,8 @@ typedef unsigned __int128 u128;
 static bool ref_parse(const char *s, uint64_t *out)
 {
 	static const struct { const char *u; int exp; u128 mul; } units[] = {
-		{ "ns", 0, 1 }, { "us", 3, 1 }, { "\xc2\xb5s", 3, 1 }, { "ms", 6, 1 },
+		{ "ns", 0, 1 }, { "us", 3, 1 }, { "\xc2\xb5s", 3, 1 }, { "\xce\xbcs", 3, 1 },
+		{ "ms", 6, 1 },
 		{ "s", 9, 1 }, { "m", 9, 60 }, { "h", 9, 3600 },
 	};
 	u128 mul = 1;
@@ -103,7 +104,11 @@ static void table(void)
 		{ "31536000s", 0, MAX_NS },
 		{ "8760h", 0, MAX_NS },
 		{ "525600m", 0, MAX_NS },
-		{ "1.5\xc2\xb5s", 0, 1500 },
+		{ "1.5\xc2\xb5s", 0, 1500 },		/* U+00B5 MICRO SIGN */
+		{ "8\xce\xbcs", 0, 8000 },		/* U+03BC GREEK SMALL LETTER MU */
+		{ "8\xce\xbc", -EINVAL, 0 },		/* mu without the s */
+		{ "8\xcd\xbcs", -EINVAL, 0 },		/* U+037C, a neighbour */
+		{ "8\xbcs", -EINVAL, 0 },		/* half of the mu */
 		{ "2m", 0, 120000000000ULL },
 		{ "1.5h", 0, 5400000000000ULL },
 		{ "0.000000000005h", 0, 18 },			/* 5e-12 h = 18 ns */
@@ -278,7 +283,7 @@ static void formatting(void)
 static void fuzz(void)
 {
 	static const char *alphabet[] = {
-		"0", "1", "5", "9", ".", "n", "s", "u", "m", "\xc2\xb5", "\xb5", "/", "-",
+		"0", "1", "5", "9", ".", "n", "s", "u", "m", "\xc2\xb5", "\xb5", "\xce\xbc", "\xbc", "/", "-",
 		"+", " ", "e", "x", "00000000000", "99999999999", "ms", "us", "ns",
 		"h", "m", "36", "0000", "000000000001",
 	};

@@ -4,7 +4,7 @@
  * durations: "8ms", "500us", "1.5ms", "2s", "250000ns", "2m", "1h".
  *
  *   DURATION := DIGITS [ "." DIGITS ] UNIT
- *   UNIT     := "ns" | "us" | "µs" | "ms" | "s" | "m" | "h"
+ *   UNIT     := "ns" | "us" | "µs" | "μs" | "ms" | "s" | "m" | "h"
  *
  * The unit is mandatory so that a bare "8000" can never be read as the
  * wrong unit; there is no sign, no exponent, no hex and no blank.  The
@@ -46,7 +46,12 @@ struct unit {
 static const struct unit units[] = {
 	{ "ns", 1ULL },
 	{ "us", 1000ULL },
-	{ "\xc2\xb5s", 1000ULL },	/* "µs" in UTF-8 */
+	/*
+	 * "µs" with U+00B5 MICRO SIGN and with U+03BC GREEK SMALL LETTER MU:
+	 * they look the same, and keyboards and documents give either.
+	 */
+	{ "\xc2\xb5s", 1000ULL },
+	{ "\xce\xbcs", 1000ULL },
 	{ "ms", 1000000ULL },
 	{ "s", 1000000000ULL },
 	{ "m", 60000000000ULL },

@@ -36,7 +36,8 @@
 
 /*
  * The one duration grammar of every tool (options, task sets, the hook):
- * DIGITS[.DIGITS]UNIT with UNIT one of ns, us (or µs), ms, s, m, h.  No
+ * DIGITS[.DIGITS]UNIT with UNIT one of ns, us (or µs, with U+00B5 or
+ * U+03BC), ms, s, m, h.  No
  * sign, exponent, hex or blank; the value must be a whole number of ns
  * (nothing rounds, to 0 or otherwise) and at most HCBS_DURATION_MAX_NS.
  */
