@@ -31,6 +31,25 @@ for args in "" "frobnicate" "--bogus list" "set" "get" "set c1" "set a b c" "-P"
 	ok $? "usage error exits 1 with one line: hcbsctl $args -> $(cat "$T/err")"
 done
 
+# Every example of --help is a valid command line: analyze (which changes
+# nothing) runs for real on a task set named as in the example; the others
+# stop once parsed (HCBS_TEST_PARSE_ONLY, the test build's switch).
+cp "$SRC/docs/examples/paper.ts" "$T/vbbu.ts"
+H --help | sed -n '/^Examples:/,/^$/s/^  hcbsctl //p' | sed 's/  *(.*)$//' >"$T/examples"
+[ "$(wc -l <"$T/examples")" -ge 10 ]
+ok $? "--help has examples to check ($(wc -l <"$T/examples"))"
+while read -r ex; do
+	case $ex in
+	*analyze*) want="0 6" env= ;;
+	*) want=0 env=HCBS_TEST_PARSE_ONLY=1 ;;
+	esac
+	# shellcheck disable=SC2086
+	(cd "$T" && env $env $WRAP "$HCBSCTL" $ex >"$T/out" 2>"$T/err")
+	rc=$?
+	case " $want " in *" $rc "*) ok 0 "--help example: hcbsctl $ex" ;;
+	*) ok 1 "--help example: hcbsctl $ex: exit $rc (want $want)" ;; esac
+done <"$T/examples"
+
 # --- set/get/unset on a cgroup ----------------------------------------------
 run 0 H --cgroup "$C1" set 8ms/18ms && [ "$(cat "$C1/cpu.rt.max")" = "8000 18000" ]
 ok $? "set 8ms/18ms writes '8000 18000' to cpu.rt.max"

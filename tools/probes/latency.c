@@ -28,7 +28,7 @@ static const char doc[] =
 "\n"
 "Examples:\n"
 "  hcbstrace latency -d 10s                 # all tasks, per top-level cgroup\n"
-"  hcbstrace latency -c vbbu1 -c vbbu2 1    # two containers, every second\n"
+"  hcbstrace latency -c vbbu1 -c vbbu2 1s   # two containers, every second\n"
 "  hcbstrace latency -g /sys/fs/cgroup/rt -T --json -d 30s\n"
 "  hcbstrace latency -c vbbu1 --max-latency 500us\n";
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Host tests of hcbstrace's command line: help, one-line errors, exit
 # codes.  Needs no privileges and loads no BPF.
-HCBSTRACE=${1:?usage: test_cli.sh PATH-TO-hcbstrace}
+HCBSTRACE=${1:?usage: test_cli.sh PATH-TO-hcbstrace PATH-TO-hcbstrace-testing}
+TESTING=${2:?usage: test_cli.sh PATH-TO-hcbstrace PATH-TO-hcbstrace-testing}
 n=0 failed=0
 
 check() { # description, expected exit code, pattern on stdout+stderr, command...
@@ -59,6 +60,23 @@ check "-d 10 refused as --period 10 is" 1 "duration '10' has no unit" "$HCBSTRAC
 check "--period 10: the same message" 1 "--period: duration '10' has no unit" "$HCBSTRACE" lateness --period 10
 check "interval 1 (no unit) refused" 1 "interval: duration '1' has no unit" "$HCBSTRACE" servers 1
 check "-P to a missing path: exit 3 as hcbsctl" 3 "LXC path /nonexistent" "$HCBSTRACE" latency -P /nonexistent -c x
+# Every example of every --help is a valid command line (the one of
+# latency used to end in "1", a duration without its unit): run by the test
+# build, which stops once the command line is parsed.
+T=$(mktemp -d /tmp/hcbstrace-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+for c in "" latency lateness servers; do
+	# shellcheck disable=SC2086
+	"$HCBSTRACE" $c --help | sed -n '/^Examples:/,/^$/s/^  hcbstrace //p' | sed 's/ *#.*//' >"$T/examples"
+	check "hcbstrace $c --help has examples" 0 . cat "$T/examples"
+	while read -r ex; do
+		# Each is a line of shell: \$(pidof l1app), "> servers.json".
+		printf 'cd "%s" || exit 99\npidof() { echo $$; }\nHCBS_TEST_PARSE_ONLY=1 "%s" %s\n' \
+			"$T" "$TESTING" "$ex" >"$T/example.sh"
+		check "--help example: hcbstrace $ex" 0 "^$" sh "$T/example.sh"
+	done <"$T/examples"
+done
+check "the installed hcbstrace has no test switch" 1 "^$" grep -aq HCBS_TEST_PARSE_ONLY "$HCBSTRACE"
 # A cgroup v1 hierarchy of cpuset alone is not the cpu hierarchy.
 cpuset=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpuset(,|$)/ && $NF !~ /(^|,)cpu(,|$)/ { print $5; exit }' /proc/self/mountinfo)
 if [ -n "$cpuset" ]; then
