@@ -207,6 +207,42 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/*
+ * --pid names a process that runs now, by its process id: the BPF side
+ * matches it against each task's tgid, so a pid that does not exist, or
+ * the id of a thread that is not its process's first, would match nothing
+ * and the run would trace nothing until stopped.  0, -ESRCH (no such
+ * process) or -EINVAL (a thread), with the message printed.
+ */
+static int pid_check(const struct hcbs_opts *o)
+{
+	char path[64], e[HCBS_ERRLEN], *text = NULL, *t;
+	long tgid = 0;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)o->pid);
+	ret = hcbs_read_text(path, &text, e, sizeof(e));
+	if (ret == -ENOENT || ret == -ESRCH) {
+		hcbs_err(o, "--pid %d: no such process (expected the id of a running process)",
+			 (int)o->pid);
+		return -ESRCH;
+	}
+	if (ret) {
+		hcbs_err(o, "--pid %d: %s", (int)o->pid, e);
+		return ret;
+	}
+	t = strstr(text, "\nTgid:");
+	if (t)
+		tgid = strtol(t + 6, NULL, 10);
+	free(text);
+	if (tgid > 0 && tgid != o->pid) {
+		hcbs_err(o, "--pid %d is a thread of process %ld: expected a process id (--pid %ld)",
+			 (int)o->pid, tgid, tgid);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* @options, then every other option of hcbstrace, hidden. */
 static struct argp_option *argp_table(const struct argp_option *options)
 {
@@ -272,6 +308,11 @@ int hcbs_parse_opts(struct hcbs_opts *o, const char *cmd, const struct argp_opti
 	if (o->deadline_ns && o->period_ns && o->deadline_ns > o->period_ns) {
 		hcbs_err(o, "--deadline must not exceed --period");
 		return EXIT_ERROR;
+	}
+	if (o->pid) {
+		err = pid_check(o);
+		if (err)
+			return hcbs_exit_code(err);
 	}
 	/*
 	 * Test builds only: stop once the command line is read, before any

@@ -25,7 +25,7 @@
 #define EXIT_OK		0
 #define EXIT_ERROR	1
 #define EXIT_THRESHOLD	2	/* a --max-* bound was crossed */
-#define EXIT_NOTFOUND	3	/* no such container or cgroup, not a cgroup */
+#define EXIT_NOTFOUND	3	/* no such container, cgroup or process, not a cgroup */
 #define EXIT_NOHCBS	4	/* kernel without HCBS (servers: no tracepoints) */
 #define EXIT_PERM	5	/* permission denied (BPF needs root) */
 

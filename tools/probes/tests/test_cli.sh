@@ -37,6 +37,30 @@ check "bad --max-lateness" 1 "max-lateness 'x'" "$HCBSTRACE" lateness --max-late
 check "deadline > period" 1 "--deadline must not exceed --period" "$HCBSTRACE" lateness --period 1ms --deadline 2ms
 check "missing cgroup: exit 3 as hcbsctl" 3 "^hcbstrace: latency: cgroup /nonexistent/cg: " "$HCBSTRACE" latency -g /nonexistent/cg
 check "not a cgroup: exit 3 as hcbsctl" 3 "is not a cgroup directory" "$HCBSTRACE" latency -g /tmp
+# Issue 39: a pid that does not exist traced nothing, forever.
+check "--pid of no process: one line, exit 3 as a missing cgroup" 3 \
+	"^hcbstrace: latency: --pid 99999999: no such process \(expected the id of a running process\)$" \
+	"$HCBSTRACE" latency -p 99999999
+check "lateness --pid of no process: the same" 3 "^hcbstrace: lateness: --pid 4194304: no such process" \
+	"$HCBSTRACE" lateness -p 4194304
+check "--pid of a running process is accepted" 0 "^$" env HCBS_TEST_PARSE_ONLY=1 "$TESTING" latency -p $$
+if command -v python3 >/dev/null; then
+	python3 -c 'import threading, time; threading.Thread(target=time.sleep, args=(30,), daemon=True).start(); time.sleep(30)' &
+	py=$!
+	tid=
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		tid=$(ls /proc/$py/task 2>/dev/null | grep -vx "$py" | head -1)
+		[ -n "$tid" ] && break
+		sleep 0.2
+	done
+	check "--pid of a thread: refused, naming its process" 1 \
+		"^hcbstrace: latency: --pid $tid is a thread of process $py: expected a process id \(--pid $py\)$" \
+		"$HCBSTRACE" latency -p "$tid"
+	kill $py 2>/dev/null
+	wait $py 2>/dev/null
+else
+	n=$((n + 1)); echo "ok $n - --pid of a thread # SKIP no python3 to start threads"
+fi
 check "bad count" 1 "count '0'" "$HCBSTRACE" latency 1s 0
 check "too many arguments" 1 "unexpected argument" "$HCBSTRACE" latency 1s 2 3
 check "long --comm" 1 "at most 15 characters" "$HCBSTRACE" lateness --comm abcdefghijklmnopq
