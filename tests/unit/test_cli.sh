@@ -74,6 +74,8 @@ for bad in "8/18" "9ms/8ms" "8ms/0ms" "1500ns/18ms" "8ms/18500ns" "8us/50us" "1s
 	run 1 H --cgroup "$C1" set "$bad" && one_line_err && unchanged
 	ok $? "bad reservation $bad: exit 1, one line, nothing changed: $(cat "$T/err")"
 done
+run 1 H --cgroup "$C1" set max/18ms && one_line_err && grep -q "use hcbsctl unset NAME" "$T/err" && unchanged
+ok $? "set max/18ms: exit 1, points to unset: $(cat "$T/err")"
 run 3 H --cgroup "$CG/nonexistent" set 8ms/18ms && one_line_err
 ok $? "missing cgroup: exit 3: $(cat "$T/err")"
 run 4 H --cgroup "$CG/legacy" set 8ms/18ms && one_line_err && grep -q 'old RT_GROUP_SCHED' "$T/err" && unchanged

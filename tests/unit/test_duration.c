@@ -203,6 +203,18 @@ static void reservations(void)
 			tap_ok(ret && q == 1 && p == 1 && err[0], "reservation '%s' rejected: %s",
 			       cases[i].s, err);
 	}
+	/* Issue 39: "max" as a runtime points to hcbsctl unset. */
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const max[] = { "max/18ms", "max", "max/" };
+		uint64_t q = 1, p = 1;
+		int ret = hcbs_parse_reservation(max[i], &q, &p, err, sizeof(err));
+
+		tap_ok(ret == -EINVAL && q == 1 && strstr(err, "use hcbsctl unset NAME"),
+		       "reservation '%s': %s", max[i], err);
+	}
+	tap_ok(hcbs_parse_reservation("maximum/18ms", &(uint64_t){ 0 }, &(uint64_t){ 0 }, err,
+				      sizeof(err)) && !strstr(err, "unset"),
+	       "'maximum/18ms' is only an invalid duration: %s", err);
 }
 
 static void flags(void)

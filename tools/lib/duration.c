@@ -200,6 +200,15 @@ int hcbs_parse_reservation(const char *s, uint64_t *runtime_ns,
 	uint64_t q, p;
 	int ret;
 
+	/*
+	 * "max" in cpu.rt.max means no reservation of its own; asked for here
+	 * ("max", "max/18ms"), it is hcbsctl unset, which keeps the period.
+	 */
+	if (s && (!strcmp(s, "max") || !strncmp(s, "max/", 4))) {
+		hcbs_seterr(err, errlen, "invalid reservation '%s': 'max' is no runtime to reserve; for no reservation of its own, use hcbsctl unset NAME (it keeps the period)",
+			    s);
+		return -EINVAL;
+	}
 	if (!s || !(slash = strchr(s, '/')) || strchr(slash + 1, '/')) {
 		hcbs_seterr(err, errlen, "invalid reservation '%s': expected RUNTIME/PERIOD, e.g. 8ms/18ms",
 			    s ? s : "");
