@@ -657,6 +657,20 @@ static void overhead(void)
 	       strstr(err, "or auto"), "\"Auto\" refused: %s", err);
 	tap_ok(!hcbs_parse_overhead("80us", &ov, err, sizeof(err)) && !ov.automatic &&
 	       ov.per_job == 80000, "80us: a time per job, not auto");
+
+	/* Issue 39: a time per job is less than the period. */
+	tap_ok(!hcbs_overhead_check(&ov, 18000000, err, sizeof(err)) &&
+	       !hcbs_overhead_check(&ov, 80001, err, sizeof(err)),
+	       "80us per job: accepted at 18ms and at 80.001us");
+	tap_ok(hcbs_overhead_check(&ov, 80000, err, sizeof(err)) == -EINVAL &&
+	       strstr(err, "80us per job is not less than the period 80us") && !strchr(err, '\n'),
+	       "80us per job at 80us: refused: %s", err);
+	ov = (struct hcbs_overhead){ .per_job = 20000000, .centi_percent = 1000 };
+	tap_ok(hcbs_overhead_check(&ov, 18000000, err, sizeof(err)) == -EINVAL,
+	       "20ms per job at 18ms: refused: %s", err);
+	ov = (struct hcbs_overhead){ .centi_percent = HCBS_OVERHEAD_MAX_PERCENT * 100 };
+	tap_ok(!hcbs_overhead_check(&ov, 100000, err, sizeof(err)),
+	       "a percentage alone has no time to compare");
 }
 
 int main(void)

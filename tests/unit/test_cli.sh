@@ -659,6 +659,25 @@ for x in 12.% 1001% -1% abc 5 1.234% "" 12%% 1e3us; do
 	ok $? "analyze --overhead '$x' refused: $(cat "$T/err")"
 done
 
+# Issue 39: an overhead per job longer than the period was accepted.
+for a in "--reservation 8ms/18ms --overhead 20ms:the period 18ms" \
+	 "--reservation 8ms/18ms --overhead 18ms:the period 18ms" \
+	 "--period 2ms..30ms --overhead 5ms:the period 2ms" \
+	 "--reservation 8ms/18ms --period 10ms --overhead 12ms:the period 10ms" \
+	 "--reservation 8ms/18ms --period 30ms --overhead 20ms:the period 18ms" \
+	 "--reservation 1ms/2ms --period 2ms..30ms --overhead 2ms:the period 2ms"; do
+	args=${a%%:*} pat=${a#*:}
+	# shellcheck disable=SC2086
+	run 1 H analyze "$T/paper.ts" $args && one_line_err && grep -q "per job is not less than $pat: " "$T/err"
+	ok $? "analyze $args: refused, exit 1: $(cat "$T/err")"
+done
+run 0 H analyze "$T/paper.ts" --period 2ms..30ms --overhead 1999us
+ok $? "analyze --overhead less than the shortest period of a range: accepted"
+snapshot before
+run 1 H --cgroup "$C1" set --taskset "$T/paper.ts" --period 18ms --overhead 19ms && one_line_err &&
+	grep -q "19ms per job is not less than the period 18ms" "$T/err" && unchanged
+ok $? "set --taskset --overhead longer than --period: refused, nothing changed: $(cat "$T/err")"
+
 # set --taskset reserves what the analysis requires
 run 0 H --cgroup "$C1" set --taskset "$T/paper.ts" --period 18ms && [ "$(cat "$C1/cpu.rt.max")" = "7955 18000" ]
 ok $? "set --taskset --period 18ms writes the FP minimum '7955 18000'"

@@ -23,7 +23,8 @@ struct analysis {
 	uint64_t *declared;		/* the WCETs of the file, with --overhead */
 };
 
-static int load(const struct opts *o, const char *file, struct analysis *a,
+/* @period: the shortest server period analysed, for --overhead. */
+static int load(const struct opts *o, const char *file, uint64_t period, struct analysis *a,
 		char *err, size_t errlen)
 {
 	int ret;
@@ -60,6 +61,11 @@ static int load(const struct opts *o, const char *file, struct analysis *a,
 		}
 		a->overhead = a->measured->fit;
 		a->overhead.automatic = true;
+	}
+	if (a->have_overhead && hcbs_overhead_check(&a->overhead, period, err, errlen)) {
+		free(a->measured);
+		hcbs_taskset_free(&a->ts);
+		return HCBS_EXIT_USAGE;
 	}
 	if (a->have_overhead) {
 		a->declared = calloc(a->ts.n, sizeof(*a->declared));
@@ -649,6 +655,16 @@ static int parse_range(const struct opts *o, const char *file, struct answer *r)
 	return 0;
 }
 
+/* The shortest server period analysed: the reservation's, P or PMIN. */
+static uint64_t shortest_period(const struct answer *r)
+{
+	uint64_t p = r->range ? r->pmin : r->period;
+
+	if (r->have_res && (!p || r->p < p))
+		p = r->p;
+	return p;
+}
+
 int cmd_analyze(struct opts *o)
 {
 	const char *file = o->args[0];
@@ -700,7 +716,7 @@ int cmd_analyze(struct opts *o)
 	r.model_given = o->model != NULL;
 	r.model = r.cpus == 1 ? MODEL_UNI :
 		  o->model && !strcmp(o->model, "partitioned") ? MODEL_PART : MODEL_GLOBAL;
-	ret = load(o, file, &a, e, sizeof(e));
+	ret = load(o, file, shortest_period(&r), &a, e, sizeof(e));
 	if (ret) {
 		fprintf(stderr, "hcbsctl: analyze: %s\n", e);
 		return ret;

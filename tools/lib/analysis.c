@@ -1089,6 +1089,19 @@ bad_percent:
 	return -EINVAL;
 }
 
+int hcbs_overhead_check(const struct hcbs_overhead *ov, uint64_t period, char *err,
+			size_t errlen)
+{
+	char d1[32], d2[32];
+
+	if (ov->per_job < period)
+		return 0;
+	hcbs_seterr(err, errlen, "--overhead %s per job is not less than the period %s: expected what one job costs its server, a part of one period (e.g. 80us), or a percentage of each WCET (e.g. 12%%)",
+		    hcbs_format_duration(ov->per_job, d1, sizeof(d1)),
+		    hcbs_format_duration(period, d2, sizeof(d2)));
+	return -EINVAL;
+}
+
 const char *hcbs_format_overhead(const struct hcbs_overhead *ov, char *buf, size_t len)
 {
 	char d[32];
@@ -1158,6 +1171,9 @@ int hcbs_taskset_reservation(const char *file, const char *period, const char *o
 		ret = HCBS_EXIT_USAGE;
 	} else if (overhead && ov.automatic && !measured) {
 		hcbs_seterr(err, errlen, "--overhead auto: not measured here; give the overhead, e.g. --overhead 80us");
+		ret = HCBS_EXIT_USAGE;
+	} else if (overhead &&
+		   hcbs_overhead_check(ov.automatic ? measured : &ov, p, err, errlen)) {
 		ret = HCBS_EXIT_USAGE;
 	} else if (overhead && hcbs_taskset_inflate(&ts, ov.automatic ? measured : &ov)) {
 		hcbs_seterr(err, errlen, "task set %s: --overhead %s makes a WCET overflow 64 bits",

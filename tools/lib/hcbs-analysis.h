@@ -241,6 +241,13 @@ struct hcbs_overhead {
  * "auto".  -EINVAL with one line in @err saying what is accepted.
  */
 int hcbs_parse_overhead(const char *s, struct hcbs_overhead *ov, char *err, size_t errlen);
+/*
+ * A time per job is a part of one period of the server: 0, or -EINVAL
+ * with one line when @ov->per_job is not less than @period (the shortest
+ * server period the command uses, ns).
+ */
+int hcbs_overhead_check(const struct hcbs_overhead *ov, uint64_t period, char *err,
+			size_t errlen);
 /* "+80us per job", "+12.50% of each WCET", "+38us per job +4.20% of each WCET". */
 const char *hcbs_format_overhead(const struct hcbs_overhead *ov, char *buf, size_t len);
 /*
