@@ -925,6 +925,17 @@ for a in "--taskset $T/paper.ts --period bogus:1:--period: invalid duration" \
 		one_line_err && grep -q -- "$pat" "$T/err"
 	ok $? "hook $a1: exit $want, as hcbsctl: $(cat "$T/err")"
 done
+# Issue 39: a newline or an ESC in a name forged a second line, in syslog too.
+evil=$'c1\nhcbs-hook: c2: start-host: reserved 8ms/18ms\e[31m'
+run 1 env LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=pre-start LXC_NAME="$evil" $WRAP "$HOOK" --reserve max/18ms &&
+	one_line_err && grep -qF 'hcbs-hook: c1\nhcbs-hook: c2: start-host: reserved 8ms/18ms\x1b[31m: pre-start: ' "$T/err" &&
+	! grep -q $'\e' "$T/err"
+ok $? "hook: LXC_NAME with a newline and an ESC, escaped in one line: $(cat "$T/err")"
+run 3 H get "$evil" && one_line_err && grep -qF 'hcbsctl: get c1\nhcbs-hook: c2: start-host: reserved 8ms/18ms\x1b[31m: ' "$T/err" &&
+	! grep -q $'\e' "$T/err"
+ok $? "hcbsctl get NAME with a newline and an ESC: escaped in one line: $(cat "$T/err")"
+run 3 H --cgroup "$CG/"$'a\nb\e' get && one_line_err && grep -qF "$CG/a\nb\x1b" "$T/err"
+ok $? "hcbsctl --cgroup PATH with a newline and an ESC: escaped in one line: $(cat "$T/err")"
 run 0 env LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=pre-start LXC_NAME=c1 $WRAP "$HOOK" --taskset "$T/paper.ts" --period 18ms
 ok $? "hook --taskset --period 18ms accepted in pre-start"
 unchanged

@@ -683,7 +683,7 @@ static void own_cgroups(void)
 		{ "/user.slice", HCBS_ENGINE_LXC, "c1", "is not the container's" },
 		{ "/lxc.monitor.c1", HCBS_ENGINE_LXC, "c1", "is not the container's" },
 		{ "/machine.slice/libpod-c1.scope", HCBS_ENGINE_LXC, "c1", "is not the container's" },
-		{ "/lxc.payload.c1\n/forged", HCBS_ENGINE_LXC, "c1", "is container c1?'s, not this one's" },
+		{ "/lxc.payload.c1\n/forged", HCBS_ENGINE_LXC, "c1", "is container c1\\n's, not this one's" },
 	};
 	char err[HCBS_ERRLEN], shown[128];
 
@@ -742,12 +742,47 @@ static void match_stat(void)
 	rmdir(top);
 }
 
+/* Issue 39: names with a newline or an ESC forged lines in stderr and syslog. */
+static void printable(void)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "vbbu1", "vbbu1" },
+		{ "a\nhcbs-hook: b: reserved", "a\\nhcbs-hook: b: reserved" },
+		{ "a\x1b[31mred", "a\\x1b[31mred" },
+		{ "t\tr\r", "t\\tr\\r" },
+		{ "del\x7f", "del\\x7f" },
+		{ "c1\xc2\x9b" "31m", "c1\\xc2\\x9b31m" },		/* C1 CSI, as UTF-8 */
+		{ "8\xc2\xb5s 8\xce\xbcs \xe2\x82\xac", "8\xc2\xb5s 8\xce\xbcs \xe2\x82\xac" },
+		{ "bad\xff\xc3", "bad\\xff\\xc3" },		/* not UTF-8, cut */
+		{ "\xc0\xaf", "\\xc0\\xaf" },			/* overlong '/' */
+		{ "\xed\xa0\x80", "\\xed\\xa0\\x80" },		/* a surrogate */
+		{ "back\\slash", "back\\slash" },		/* kept: escaping is idempotent */
+	};
+	char buf[128], again[128], small[8];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		hcbs_printable(cases[i].in, SIZE_MAX, buf, sizeof(buf));
+		hcbs_printable(buf, SIZE_MAX, again, sizeof(again));
+		tap_ok(!strcmp(buf, cases[i].out) && !strcmp(again, buf),
+		       "printable %zu: %s (and again the same)", i, buf);
+	}
+	tap_ok(!strcmp(hcbs_printable("ab\ncd", 3, buf, sizeof(buf)), "ab\\n"),
+	       "printable: at most @max bytes read: %s", buf);
+	tap_ok(!strcmp(hcbs_printable("abcdef\n", SIZE_MAX, small, sizeof(small)), "abcdef"),
+	       "printable: an escape that does not fit is left out, not cut: %s", small);
+	tap_ok(!strcmp(hcbs_printable("abcdef\xce\xbc", SIZE_MAX, small, sizeof(small)), "abcdef"),
+	       "printable: nor a character: %s", small);
+	hcbs_seterr(buf, sizeof(buf), "no container '%s'", "x\ny\x1b");
+	tap_ok(!strcmp(buf, "no container 'x\\ny\\x1b'"), "hcbs_seterr escapes: %s", buf);
+}
+
 int main(void)
 {
 	/* The fake root cgroups below are plain directories (test build). */
 	setenv("HCBS_TEST_FAKE_CGROUPFS", "1", 1);
 	json();
 	small_helpers();
+	printable();
 	cgroups();
 	rt_files();
 	root_share();

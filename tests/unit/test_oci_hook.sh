@@ -132,7 +132,7 @@ res-fraction|1|whole number of microseconds
 res-empty|1|annotation hcbs.reservation: invalid reservation ''
 res-huge|1|is too large: at most 8760h
 res-toolong|1|is too large: at most 8760h
-res-newline|1|invalid reservation '8ms/18ms?rm -rf /'
+res-newline|1|invalid reservation '8ms/18ms\\nrm -rf /'
 unknown-key|1|unknown annotation 'hcbs.reservaton': accepted hcbs.reservation, hcbs.taskset, hcbs.period, hcbs.order, and in a pod hcbs.KEY.CONTAINER$
 container-crio|1|state: a CRI-O container (io.kubernetes.cri-o.ContainerType) without a valid io.kubernetes.pod.namespace: expected the name or uid its engine sets$
 both|1|hcbs.reservation and hcbs.taskset both given
@@ -375,7 +375,7 @@ min-period = 1.5us\n|: $POLICY:1: min-period = 1.5us: .*whole number of microsec
 namespaces = Vran\n|: $POLICY:1: namespaces = Vran: namespace 'Vran' is not a Kubernetes namespace name
 namespaces = ,\n|: $POLICY:1: namespaces = ,: no namespace
 min-period = 20ms\nmax-period = 10ms\n|: $POLICY:2: min-period = 20ms is above max-period = 10ms: expected min-period <= max-period\$
-default = allow\x1b[31m\n|: $POLICY:1: default = allow?\[31m: expected refuse or allow\$
+default = allow\x1b[31m\n|: $POLICY:1: default = allow\\\\x1b\\[31m: expected refuse or allow\$
 EOF
 printf 'default = allow\n\0\n' >"$T/nul.conf"
 HCBS_TEST_OCI_POLICY=$T/nul.conf pol_case "" podman 1 "node policy $T/nul.conf: .*NUL byte"

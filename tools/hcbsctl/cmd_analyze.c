@@ -718,14 +718,14 @@ int cmd_analyze(struct opts *o)
 		  o->model && !strcmp(o->model, "partitioned") ? MODEL_PART : MODEL_GLOBAL;
 	ret = load(o, file, shortest_period(&r), &a, e, sizeof(e));
 	if (ret) {
-		fprintf(stderr, "hcbsctl: analyze: %s\n", e);
+		err_line("analyze: %s", e);
 		return ret;
 	}
 	r.fp = calloc(1, sizeof(*r.fp));
 	r.gfp = calloc(1, sizeof(*r.gfp));
 	r.part = calloc(1, sizeof(*r.part));
 	if (!r.fp || !r.gfp || !r.part) {
-		fprintf(stderr, "hcbsctl: analyze: %s: out of memory\n", file);
+		err_line("analyze: %s: out of memory", file);
 		ret = HCBS_EXIT_SYSTEM;
 		goto out;
 	}

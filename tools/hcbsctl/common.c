@@ -12,29 +12,46 @@
 
 #include "hcbsctl.h"
 
+/*
+ * "hcbsctl: HEAD: MSG" or "hcbsctl: MSG", one line on stderr: container
+ * names, paths and files' contents escaped (hcbs_printable()).
+ */
+static void vline(const char *head, const char *fmt, va_list ap)
+{
+	char msg[4096], h[1024];
+
+	hcbs_vescapef(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "hcbsctl: %s%s%s\n", head ? hcbs_printable(head, SIZE_MAX, h, sizeof(h)) : "",
+		head ? ": " : "", msg);
+}
+
 void die_line(const struct opts *o, const char *label, const char *fmt, ...)
 {
+	char head[1024];
 	va_list ap;
 
-	fprintf(stderr, "hcbsctl: %s", o->cmd);
-	if (label)
-		fprintf(stderr, " %s", label);
-	fputs(": ", stderr);
+	snprintf(head, sizeof(head), "%s%s%s", o->cmd, label ? " " : "", label ? label : "");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vline(head, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void warn_line(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("hcbsctl: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vline("warning", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+void err_line(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vline(NULL, fmt, ap);
+	va_end(ap);
 }
 
 static int exit_of(int err)

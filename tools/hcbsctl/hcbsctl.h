@@ -45,6 +45,8 @@ struct target {
 void die_line(const struct opts *o, const char *label, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void warn_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "hcbsctl: MSG", escaped as die_line()'s. */
+void err_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * The cgroup directory of systemd unit @unit (systemctl show's ControlGroup

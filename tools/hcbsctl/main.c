@@ -203,7 +203,7 @@ static int help_command(int nargs, const char *const *args)
 		return HCBS_EXIT_OK;
 	}
 	if (nargs > 1) {
-		fprintf(stderr, "hcbsctl: help: expected at most one command (set, get, unset, list, free, analyze, overhead, doctor)\n");
+		err_line("help: expected at most one command (set, get, unset, list, free, analyze, overhead, doctor)");
 		return HCBS_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < NCMDS; i++) {
@@ -213,7 +213,7 @@ static int help_command(int nargs, const char *const *args)
 		printf("\nOptions and exit status: hcbsctl --help, hcbsctl(1).\n");
 		return HCBS_EXIT_OK;
 	}
-	fprintf(stderr, "hcbsctl: help: unknown command '%s' (set, get, unset, list, free, analyze, overhead, doctor)\n",
+	err_line("help: unknown command '%s' (set, get, unset, list, free, analyze, overhead, doctor)",
 		args[0]);
 	return HCBS_EXIT_USAGE;
 }
@@ -242,13 +242,13 @@ static void unknown_option(int argc, char **argv)
 	const char *arg = bad_arg(argc, argv, optopt);
 
 	if ((arg[1] >= '0' && arg[1] <= '9') || arg[1] == '.')
-		fprintf(stderr, "hcbsctl: '%s' is not an option, and negative durations are not accepted (e.g. 8ms/18ms, see hcbsctl --help)\n",
+		err_line("'%s' is not an option, and negative durations are not accepted (e.g. 8ms/18ms, see hcbsctl --help)",
 			arg);
 	else if (optopt && strlen(arg) > 2)
-		fprintf(stderr, "hcbsctl: unknown option '-%c' in '%s' (see hcbsctl --help)\n",
+		err_line("unknown option '-%c' in '%s' (see hcbsctl --help)",
 			optopt, arg);
 	else
-		fprintf(stderr, "hcbsctl: unknown option '%s' (see hcbsctl --help)\n", arg);
+		err_line("unknown option '%s' (see hcbsctl --help)", arg);
 }
 
 int main(int argc, char **argv)
@@ -297,7 +297,7 @@ int main(int argc, char **argv)
 			printf("hcbsctl %s\n", HCBS_VERSION);
 			return HCBS_EXIT_OK;
 		case ':':
-			fprintf(stderr, "hcbsctl: option '%s' needs an argument (see hcbsctl --help)\n",
+			err_line("option '%s' needs an argument (see hcbsctl --help)",
 				bad_arg(argc, argv, optopt));
 			return HCBS_EXIT_USAGE;
 		default:
@@ -306,13 +306,13 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "hcbsctl: no command given (set, get, unset, list, free, analyze, overhead, doctor, help; see hcbsctl --help)\n");
+		err_line("no command given (set, get, unset, list, free, analyze, overhead, doctor, help; see hcbsctl --help)");
 		return HCBS_EXIT_USAGE;
 	}
 	o.cmd = argv[optind++];
 	for (; optind < argc; optind++) {
 		if (o.nargs == 4) {
-			fprintf(stderr, "hcbsctl: %s: too many arguments (see hcbsctl help %s)\n",
+			err_line("%s: too many arguments (see hcbsctl help %s)",
 				o.cmd, o.cmd);
 			return HCBS_EXIT_USAGE;
 		}
@@ -320,7 +320,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(o.cmd, "help")) {
 		if (given) {
-			fprintf(stderr, "hcbsctl: help: takes no options (hcbsctl help [COMMAND])\n");
+			err_line("help: takes no options (hcbsctl help [COMMAND])");
 			return HCBS_EXIT_USAGE;
 		}
 		return help_command(o.nargs, o.args);
@@ -342,7 +342,7 @@ int main(int argc, char **argv)
 		if (cmds[i].needs_name && !o.cgroup && !unit && o.nargs &&
 		    strchr(o.args[0], '/')) {
 			if (given & O_LXCPATH) {
-				fprintf(stderr, "hcbsctl: %s: --lxcpath does not apply to a cgroup path ('%s'; a container's NAME has no '/')\n",
+				err_line("%s: --lxcpath does not apply to a cgroup path ('%s'; a container's NAME has no '/')",
 					o.cmd, o.args[0]);
 				return HCBS_EXIT_USAGE;
 			}
@@ -354,14 +354,14 @@ int main(int argc, char **argv)
 			for (size_t k = 0; k < sizeof(opt_names) / sizeof(opt_names[0]); k++) {
 				if (!(extra & opt_names[k].bit))
 					continue;
-				fprintf(stderr, "hcbsctl: %s: %s does not apply to %s (see hcbsctl help %s)\n",
+				err_line("%s: %s does not apply to %s (see hcbsctl help %s)",
 					o.cmd, opt_names[k].name, o.cmd, o.cmd);
 				break;
 			}
 			return HCBS_EXIT_USAGE;
 		}
 		if (unit && (given & (O_CGROUP | O_LXCPATH))) {
-			fprintf(stderr, "hcbsctl: %s: --unit names the cgroup: no --cgroup or --lxcpath with it\n",
+			err_line("%s: --unit names the cgroup: no --cgroup or --lxcpath with it",
 				o.cmd);
 			return HCBS_EXIT_USAGE;
 		}
@@ -370,7 +370,7 @@ int main(int argc, char **argv)
 		if (!strcmp(o.cmd, "set") && o.taskset)
 			max--, min--;
 		if (o.nargs < min || o.nargs > max) {
-			fprintf(stderr, "hcbsctl: %s: expected %s%s arguments (see hcbsctl help %s)\n",
+			err_line("%s: expected %s%s arguments (see hcbsctl help %s)",
 				o.cmd, o.nargs < min ? "more" : "fewer",
 				cmds[i].needs_name && o.cgroup ? " (no NAME with --cgroup)" :
 				unit ? " (no NAME with --unit)" : "",
@@ -388,13 +388,13 @@ int main(int argc, char **argv)
 			char e[HCBS_ERRLEN];
 
 			if (unit_cgroup(unit, unit_path, sizeof(unit_path), e, sizeof(e))) {
-				fprintf(stderr, "hcbsctl: %s: --unit %s: %s\n", o.cmd, unit, e);
+				err_line("%s: --unit %s: %s", o.cmd, unit, e);
 				return HCBS_EXIT_NOTFOUND;
 			}
 			o.cgroup = unit_path;
 		}
 		return cmds[i].fn(&o);
 	}
-	fprintf(stderr, "hcbsctl: unknown command '%s' (set, get, unset, list, free, analyze, overhead, doctor, help)\n", o.cmd);
+	err_line("unknown command '%s' (set, get, unset, list, free, analyze, overhead, doctor, help)", o.cmd);
 	return HCBS_EXIT_USAGE;
 }

@@ -25,17 +25,14 @@ void hcbs_seterr(char *err, size_t errlen, const char *fmt, ...)
 
 	if (!err || !errlen)
 		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
 	/*
 	 * One line, whatever the message quotes: a newline or other control
 	 * character of the input (found by tests/fuzz/fuzz_duration) would
 	 * split it, in syslog too (the LXC hook).
 	 */
-	for (char *p = err; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	va_start(ap, fmt);
+	hcbs_vescapef(err, errlen, fmt, ap);
+	va_end(ap);
 }
 
 struct unit {

@@ -319,10 +319,19 @@ void hcbs_path_up(char *path, int n);
 int hcbs_cgroup_match_stat(const char *dir, const char *want, int max_up);
 
 /*
- * At most @max bytes of @s, control characters as '?', into @buf (of
- * @len bytes): safe to put in a one-line message or syslog.
+ * At most @max bytes of @s into @buf (of @len bytes), safe to put in a
+ * one-line message, a terminal or syslog: printable ASCII and well-formed
+ * UTF-8 as they are; \n, \t, \r as those two characters; every other
+ * control character (ESC, DEL, C1) and every byte that is not UTF-8 as
+ * \xHH.  A backslash stays as it is, so that escaping what was escaped
+ * changes nothing (messages are escaped where they are made and again
+ * where they are printed).  Truncated between characters, never inside
+ * one or inside an escape.  The one escaping of every user-supplied name,
+ * path, label and annotation value in every tool's messages.
  */
 const char *hcbs_printable(const char *s, size_t max, char *buf, size_t len);
+/* vsnprintf(), then hcbs_printable(): one safe line, whatever @ap holds. */
+const char *hcbs_vescapef(char *buf, size_t len, const char *fmt, va_list ap);
 
 /*
  * Keep liblxc from printing its own log lines on stderr (callers print

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <syslog.h>
 #include <time.h>
 
@@ -99,9 +100,11 @@ void *hcbs_grow(void *arr, size_t n, size_t *cap, size_t size, size_t first)
 void hcbs_hook_vsay(const char *prog, const char *ctx, int prio, const char *fmt,
 		    va_list ap)
 {
-	char msg[8192];
+	char msg[8192], c[512];
 
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* Names, paths and annotations come from others: one line, escaped. */
+	hcbs_vescapef(msg, sizeof(msg), fmt, ap);
+	ctx = hcbs_printable(ctx, SIZE_MAX, c, sizeof(c));
 	fprintf(stderr, "%s: %s: %s\n", prog, ctx, msg);
 	syslog(prio, "%s: %s", ctx, msg);
 }
@@ -142,12 +145,79 @@ void hcbs_burn(uint64_t ns)
 		;
 }
 
+/*
+ * The length of the well-formed UTF-8 sequence of a printable character at
+ * @s (at most @n bytes, stopping at a NUL), or 0: ASCII controls and DEL, C1 controls (U+0080
+ * to U+009F: ESC's 8-bit twins in a terminal), overlong forms, surrogates,
+ * truncated or stray bytes are 0.
+ */
+static size_t utf8_printable(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t k;
+
+	if (c >= 0x20 && c < 0x7f)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		k = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		k = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		k = 4;
+	else
+		return 0;
+	if (c == 0xc2)
+		lo = 0xa0;			/* C1 controls */
+	else if (c == 0xe0)
+		lo = 0xa0;			/* overlong */
+	else if (c == 0xed)
+		hi = 0x9f;			/* surrogates */
+	else if (c == 0xf0)
+		lo = 0x90;			/* overlong */
+	else if (c == 0xf4)
+		hi = 0x8f;			/* above U+10FFFF */
+	if (k > n || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < k; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return k;
+}
+
 const char *hcbs_printable(const char *s, size_t max, char *buf, size_t len)
 {
-	size_t n = 0;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, n = 0;
 
-	for (; s[n] && n < max && n + 1 < len; n++)
-		buf[n] = (unsigned char)s[n] < ' ' || s[n] == 0x7f ? '?' : s[n];
+	if (!len)
+		return buf;
+	while (i < max && u[i]) {
+		/* A NUL is no continuation byte: nothing is read past the end. */
+		size_t k = utf8_printable(u + i, max - i), used = k ? k : 1;
+		char esc[8];
+
+		if (k)
+			memcpy(esc, s + i, k);
+		else if (u[i] == '\n' || u[i] == '\t' || u[i] == '\r')
+			k = (size_t)snprintf(esc, sizeof(esc), "\\%c",
+					     u[i] == '\n' ? 'n' : u[i] == '\t' ? 't' : 'r');
+		else
+			k = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", u[i]);
+		/* Whole characters and escapes only, and room for the NUL. */
+		if (n + k >= len)
+			break;
+		memcpy(buf + n, esc, k);
+		n += k;
+		i += used;
+	}
 	buf[n] = '\0';
 	return buf;
+}
+
+const char *hcbs_vescapef(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	char raw[4096];
+
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	return hcbs_printable(raw, sizeof(raw), buf, len);
 }

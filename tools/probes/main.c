@@ -66,20 +66,20 @@ int main(int argc, char **argv)
 		char *hargv[] = { argv[2], "--help", NULL };
 
 		if (argc > 3) {
-			fprintf(stderr, "hcbstrace: help: expected at most one command (latency, lateness, servers)\n");
+			hcbs_err(NULL, "help: expected at most one command (latency, lateness, servers)");
 			return EXIT_ERROR;
 		}
 		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 			if (!strcmp(argv[2], cmds[i].name))
 				return cmds[i].fn(2, hargv);
-		fprintf(stderr, "hcbstrace: help: unknown command '%s' (accepted: latency, lateness, servers)\n",
+		hcbs_err(NULL, "help: unknown command '%s' (accepted: latency, lateness, servers)",
 			argv[2]);
 		return EXIT_ERROR;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "hcbstrace: unknown command '%s' (accepted: latency, lateness, servers)\n",
+	hcbs_err(NULL, "unknown command '%s' (accepted: latency, lateness, servers)",
 		argv[1]);
 	return EXIT_ERROR;
 }

@@ -12,14 +12,15 @@
 
 void hcbs_err(const struct hcbs_opts *o, const char *fmt, ...)
 {
+	char msg[4096];
 	va_list ap;
 
-	fprintf(stderr, "hcbstrace: %s%s", o && o->cmd ? o->cmd : "",
-		o && o->cmd ? ": " : "");
+	/* Container names and paths are the user's: escaped (hcbs_printable()). */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	hcbs_vescapef(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "hcbstrace: %s%s%s\n", o && o->cmd ? o->cmd : "",
+		o && o->cmd ? ": " : "", msg);
 }
 
 int hcbs_exit_code(int err)

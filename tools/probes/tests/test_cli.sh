@@ -61,6 +61,10 @@ if command -v python3 >/dev/null; then
 else
 	n=$((n + 1)); echo "ok $n - --pid of a thread # SKIP no python3 to start threads"
 fi
+# Issue 39: a name with a newline or an ESC is escaped, in one line.
+check "-c NAME with a newline and an ESC: one line, escaped" 3 \
+	"^hcbstrace: latency: --container a\\\\nhcbstrace: forged\\\\x1b\\[31m: no container 'a\\\\nh" \
+	"$HCBSTRACE" latency -c "$(printf 'a\nhcbstrace: forged\033[31m')"
 check "bad count" 1 "count '0'" "$HCBSTRACE" latency 1s 0
 check "too many arguments" 1 "unexpected argument" "$HCBSTRACE" latency 1s 2 3
 check "long --comm" 1 "at most 15 characters" "$HCBSTRACE" lateness --comm abcdefghijklmnopq
