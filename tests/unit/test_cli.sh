@@ -267,11 +267,27 @@ else
 fi
 
 # --- containers through liblxc (an empty lxcpath on the host) -------------------
-mkdir -p "$T/lxc"
-run 0 H -P "$T/lxc" list && grep -q '^NAME ' "$T/out"
+# The cpu hierarchy is the fake tree, through a fake /proc/self (test build).
+mkdir -p "$T/lxc" "$T/fproc/self" "$T/nomount/self"
+echo "30 20 0:26 / $CG rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate" >"$T/fproc/self/mountinfo"
+echo "0::/" >"$T/fproc/self/cgroup"
+run 0 env HCBS_TEST_PROC="$T/fproc" $WRAP "$HCBSCTL" -P "$T/lxc" list && grep -q '^NAME ' "$T/out"
 ok $? "list on an empty lxcpath"
-run 0 H -P "$T/lxc" --json list && valid_json && grep -q '"containers": \[\]' "$T/out"
+run 0 env HCBS_TEST_PROC="$T/fproc" $WRAP "$HCBSCTL" -P "$T/lxc" --json list && valid_json &&
+	grep -q '"containers": \[\]' "$T/out"
 ok $? "list --json validates"
+# Issue 39: no cpu cgroup hierarchy mounted was exit 3 (list, free) or 4
+# (overhead), hcbstrace's 3 or 1; and list without HCBS exited 0, empty.
+echo "21 1 0:19 / /proc rw - proc proc rw" >"$T/nomount/self/mountinfo"
+echo "0::/" >"$T/nomount/self/cgroup"
+for c in "-P $T/lxc list" free; do
+	# shellcheck disable=SC2086
+	run 4 env HCBS_TEST_PROC="$T/nomount" $WRAP "$HCBSCTL" $c && one_line_err &&
+		grep -q "hcbsctl: ${c##* }: no cpu cgroup hierarchy is mounted (.*): expected cgroup2, or cgroup v1 with the cpu controller" "$T/err"
+	ok $? "$c with no cpu cgroup hierarchy mounted: exit 4: $(cat "$T/err")"
+done
+run 4 H --cgroup "$CG/nocpu" list && one_line_err && grep -q "list: kernel without HCBS: " "$T/err"
+ok $? "list on a tree without HCBS: exit 4 as free and get, no empty table: $(cat "$T/err")"
 run 3 H -P "$T/lxc" get nosuch && one_line_err && grep -q "no container 'nosuch'" "$T/err"
 ok $? "get of an unknown container: exit 3: $(cat "$T/err")"
 run 3 H -P "$T/lxc" set nosuch 8ms/18ms && one_line_err
@@ -293,7 +309,7 @@ run 0 H --json --cgroup "$CG" list && valid_json &&
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c={x["cgroup"].rsplit("/",1)[1]: x for x in d["cgroups"]}; o=c["vbbu-helper.service"]; p=c["libpod-0123456789abcdef0123.scope"]; sys.exit(not (d["lxcpath"] is None and d["containers"]==[] and o["owner"]=={"kind":"systemd","engine":None,"name":"vbbu-helper.service"} and o["reservation"]["cpu_list"]=="2-3" and o["reservation"]["cpus"]==2 and p["owner"]["engine"]=="podman" and c["other"]["owner"] is None))' "$T/out"
 ok $? "list --json --cgroup: owners, CPUs, schema-valid"
 rm -r "$CG/machine.slice" "$CG/system.slice"
-run 0 H --cgroup "$CG/nocpu" list && grep -q "no cgroup below $CG/nocpu has a reservation of its own" "$T/out"
+run 0 H --cgroup "$CG/parent/mid" list && grep -q "no cgroup below $CG/parent/mid has a reservation of its own" "$T/out"
 ok $? "list --cgroup of a tree without reservations says so"
 run 3 H --cgroup "$T/emptylxc" list && one_line_err
 ok $? "list --cgroup on a plain directory: exit 3: $(cat "$T/err")"

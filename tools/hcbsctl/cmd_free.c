@@ -311,12 +311,12 @@ static void print_text(const struct free_report *r)
 int free_figures(const struct opts *o, const char *root, struct free_figures *f,
 		 char *err, size_t errlen)
 {
+	int ret;
+
 	memset(f, 0, sizeof(*f));
-	if (!hcbs_tree_has_hcbs(root)) {
-		snprintf(err, errlen, "kernel without HCBS: no cpu.rt.max nor cpu.rt.stat in %s or its children (boot the hcbs kernel)",
-			 root);
-		return HCBS_EXIT_NOHCBS;
-	}
+	ret = require_hcbs(root, err, errlen);
+	if (ret)
+		return ret;
 	if (hcbs_global_read(o->sysctl_dir, &f->g, err, errlen))
 		return HCBS_EXIT_SYSTEM;
 	/* A share misread would make every figure wrong: refuse instead. */
@@ -349,15 +349,12 @@ int cmd_free(struct opts *o)
 	static char dlist[257][256];
 	static struct domains dom;
 	static struct free_report r;
-	int v = 0, ret;
+	int ret;
 
 	r = (struct free_report){ .root = root, .dom = &dom, .dfree = dfree, .dlist = dlist };
-	if (o->cgroup) {
-		snprintf(root, sizeof(root), "%s", o->cgroup);
-	} else if (hcbs_cpu_cgroup_root(root, sizeof(root), &v, e, sizeof(e))) {
-		die_line(o, NULL, "cannot find the cpu cgroup hierarchy: %s", e);
-		return HCBS_EXIT_NOTFOUND;
-	}
+	ret = cgroup_root(o, root, sizeof(root));
+	if (ret)
+		return ret;
 	ret = free_figures(o, root, &r.f, e, sizeof(e));
 	if (ret) {
 		die_line(o, NULL, "%s", e);

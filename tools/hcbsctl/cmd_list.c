@@ -160,17 +160,20 @@ static void print_cgroups(const char *root, const struct cg_rows *rows)
 static int find_reserved(const struct opts *o, char *root, size_t len, struct cg_rows *rows)
 {
 	char e[HCBS_ERRLEN];
-	int v = 0;
+	int ret;
 
-	if (o->cgroup) {
-		snprintf(root, len, "%s", o->cgroup);
-		if (!hcbs_is_cgroup_dir(root)) {
-			die_line(o, NULL, "--cgroup %s: not a cgroup directory (no cgroup.procs)", root);
-			return HCBS_EXIT_NOTFOUND;
-		}
-	} else if (hcbs_cpu_cgroup_root(root, len, &v, e, sizeof(e))) {
-		die_line(o, NULL, "cannot find the cpu cgroup hierarchy: %s", e);
+	ret = cgroup_root(o, root, len);
+	if (ret)
+		return ret;
+	if (o->cgroup && !hcbs_is_cgroup_dir(root)) {
+		die_line(o, NULL, "--cgroup %s: not a cgroup directory (no cgroup.procs)", root);
 		return HCBS_EXIT_NOTFOUND;
+	}
+	/* As free and get: an empty table would say "nothing reserved". */
+	ret = require_hcbs(root, e, sizeof(e));
+	if (ret) {
+		die_line(o, NULL, "%s", e);
+		return ret;
 	}
 	walk_reserved(root, 0, rows);
 	if (rows->oom) {

@@ -114,6 +114,31 @@ int resolve_target(const struct opts *o, const char *name, struct target *t)
 	return HCBS_EXIT_OK;
 }
 
+int cgroup_root(const struct opts *o, char *root, size_t len)
+{
+	char e[HCBS_ERRLEN];
+	int v;
+
+	if (o->cgroup) {
+		snprintf(root, len, "%s", o->cgroup);
+		return HCBS_EXIT_OK;
+	}
+	if (!hcbs_cpu_cgroup_root(root, len, &v, e, sizeof(e)))
+		return HCBS_EXIT_OK;
+	die_line(o, NULL, "no cpu cgroup hierarchy is mounted (%s): expected cgroup2, or cgroup v1 with the cpu controller",
+		 e);
+	return HCBS_EXIT_NOHCBS;
+}
+
+int require_hcbs(const char *root, char *err, size_t errlen)
+{
+	if (hcbs_tree_has_hcbs(root))
+		return HCBS_EXIT_OK;
+	snprintf(err, errlen, "kernel without HCBS: no cpu.rt.max nor cpu.rt.stat in %s or its children (boot the hcbs kernel)",
+		 root);
+	return HCBS_EXIT_NOHCBS;
+}
+
 int check_interface(const struct opts *o, struct target *t)
 {
 	struct hcbs_global g;

@@ -45,6 +45,14 @@ struct target {
 void die_line(const struct opts *o, const char *label, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void warn_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * The cgroup tree a command walks: --cgroup PATH, else the root of the
+ * cpu hierarchy.  No such hierarchy mounted is exit 4 (as no HCBS: this
+ * machine holds no reservation), with the line printed, in every command.
+ */
+int cgroup_root(const struct opts *o, char *root, size_t len);
+/* HCBS_EXIT_OK, or HCBS_EXIT_NOHCBS with one line when @root has no HCBS. */
+int require_hcbs(const char *root, char *err, size_t errlen);
 /* "hcbsctl: MSG", escaped as die_line()'s. */
 void err_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

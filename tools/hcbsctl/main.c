@@ -89,7 +89,8 @@ static void usage(FILE *f)
 "  hcbsctl --cgroup /sys/fs/cgroup set 500ms/1s      (the root group's share)\n"
 "\n"
 "Exit status: 0 ok, 1 usage or bad input, 2 refused by the kernel (admission),\n"
-"3 no such container or cgroup, 4 kernel without HCBS, 5 permission denied,\n"
+"3 no such container or cgroup, 4 kernel without HCBS or no cpu cgroup\n"
+"hierarchy mounted, 5 permission denied,\n"
 "6 task set not schedulable, 7 other system error; doctor: 8 warnings,\n"
 "9 not ready.  See hcbsctl(1).\n", f);
 }

@@ -725,12 +725,14 @@ bool hcbs_cgroup_is_top(const char *dir)
 int hcbs_cpu_cgroup_root(char *path, size_t len, int *version,
 			 char *err, size_t errlen)
 {
+	const char *proc = hcbs_test_env("HCBS_TEST_PROC");
 	char *cg = NULL, *mi = NULL, *save = NULL, *line;
-	char synth[4096] = "";
+	char synth[4096] = "", file[4096];
 	size_t used = 0;
 	int ret;
 
-	ret = hcbs_read_text("/proc/self/cgroup", &cg, err, errlen);
+	snprintf(file, sizeof(file), "%s/self/cgroup", proc ? proc : "/proc");
+	ret = hcbs_read_text(file, &cg, err, errlen);
 	if (ret)
 		return ret;
 	for (line = strtok_r(cg, "\n", &save); line;
@@ -748,7 +750,8 @@ int hcbs_cpu_cgroup_root(char *path, size_t len, int *version,
 		hcbs_seterr(err, errlen, "/proc/self/cgroup too long");
 		return -E2BIG;
 	}
-	ret = hcbs_read_text("/proc/self/mountinfo", &mi, err, errlen);
+	snprintf(file, sizeof(file), "%s/self/mountinfo", proc ? proc : "/proc");
+	ret = hcbs_read_text(file, &mi, err, errlen);
 	if (!ret)
 		ret = hcbs_cgroup_resolve(synth, mi, path, len, version, err, errlen);
 	free(mi);

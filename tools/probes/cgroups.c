@@ -59,9 +59,13 @@ static int own_hierarchy(const struct hcbs_opts *o, int *version, char *mnt, siz
 	ret = hcbs_cgroup_of_pid(getpid(), path, sizeof(path), version, err, sizeof(err));
 	if (!ret)
 		ret = hcbs_cgroup_mount(path, *version, mnt, mlen, root, rlen, err, sizeof(err));
-	if (ret)
-		hcbs_err(o, "cannot find our own cgroup hierarchy: %s", err);
-	return ret;
+	if (ret) {
+		hcbs_err(o, "no cpu cgroup hierarchy is mounted (%s): expected cgroup2, or cgroup v1 with the cpu controller",
+			 err);
+		/* As hcbsctl: this machine holds no reservation (exit 4). */
+		return -ENOMEDIUM;
+	}
+	return 0;
 }
 
 static int add_cgroup(struct hcbs_opts *o, const char *arg, const char *name,
@@ -89,8 +93,9 @@ static int add_cgroup(struct hcbs_opts *o, const char *arg, const char *name,
 		 */
 		int e = errno, v;
 
-		if (own_hierarchy(o, &v, mnt, sizeof(mnt), root, sizeof(root)))
-			return -ENOENT;
+		ret = own_hierarchy(o, &v, mnt, sizeof(mnt), root, sizeof(root));
+		if (ret)
+			return ret;
 		snprintf(abs, sizeof(abs), "%s%s%s", mnt, path[0] == '/' ? "" : "/", path);
 		if (strlen(abs) >= sizeof(path) || stat(abs, &st)) {
 			hcbs_err(o, "cgroup %s: %s (nor %s)", path, strerror(e), abs);
@@ -165,9 +170,9 @@ int hcbs_cgroups_select(struct hcbs_opts *o, const char *const *containers, int 
 			return ret;
 	}
 	/* No cgroup filter: key on the hierarchy this process's cpu cgroup is in. */
-	if (!o->nr_cg && own_hierarchy(o, &o->cg_version, o->cg_mount, sizeof(o->cg_mount),
-				       o->cg_mount_root, sizeof(o->cg_mount_root)))
-		return -EINVAL;
+	if (!o->nr_cg)
+		return own_hierarchy(o, &o->cg_version, o->cg_mount, sizeof(o->cg_mount),
+				     o->cg_mount_root, sizeof(o->cg_mount_root));
 	return 0;
 }
 

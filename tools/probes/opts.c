@@ -35,6 +35,8 @@ int hcbs_exit_code(int err)
 	case -EACCES:
 	case -EPERM:
 		return EXIT_PERM;
+	case -ENOMEDIUM:	/* no cpu cgroup hierarchy mounted */
+		return EXIT_NOHCBS;
 	default:
 		return EXIT_ERROR;
 	}

@@ -26,7 +26,8 @@
 #define EXIT_ERROR	1
 #define EXIT_THRESHOLD	2	/* a --max-* bound was crossed */
 #define EXIT_NOTFOUND	3	/* no such container, cgroup or process, not a cgroup */
-#define EXIT_NOHCBS	4	/* kernel without HCBS (servers: no tracepoints) */
+#define EXIT_NOHCBS	4	/* kernel without HCBS (servers: no tracepoints),
+				 * no cpu cgroup hierarchy mounted */
 #define EXIT_PERM	5	/* permission denied (BPF needs root) */
 
 /* The exit code for a negative errno (0: EXIT_OK). */
