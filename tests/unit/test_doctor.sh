@@ -233,9 +233,14 @@ put /sys/devices/system/cpu/isolated ""
 # the hooks and the policy
 mv "$R$LIBEXEC/hcbs/hcbs-hook" "$T/hook.off"
 expect lxc-hook warn 8 "no LXC hook"
-mkdir -p "$R/usr/libexec/hcbs"; cp "$T/hook.off" "$R/usr/libexec/hcbs/hcbs-hook"
-expect lxc-hook ok 0 "the LXC hook of the Debian package (/usr/libexec)"
-rm -r "$R/usr/libexec"; mv "$T/hook.off" "$R$LIBEXEC/hcbs/hcbs-hook"
+# A build for another prefix still finds the Debian package's hook (the
+# package's own build, prefix /usr, has it where the first check looked).
+if [ "$LIBEXEC" != /usr/libexec ]; then
+	mkdir -p "$R/usr/libexec/hcbs"; cp "$T/hook.off" "$R/usr/libexec/hcbs/hcbs-hook"
+	expect lxc-hook ok 0 "the LXC hook of the Debian package (/usr/libexec)"
+	rm -r "$R/usr/libexec"
+fi
+mv "$T/hook.off" "$R$LIBEXEC/hcbs/hcbs-hook"
 chmod -x "$R$LIBEXEC/hcbs/hcbs-oci-hook"
 expect oci-hook fail 9 "hcbs.json naming a hook that is not executable"
 chmod +x "$R$LIBEXEC/hcbs/hcbs-oci-hook"
