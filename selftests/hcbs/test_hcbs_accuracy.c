@@ -351,27 +351,22 @@ TEST_F_TIMEOUT(sched, rewrite_keeps_budget, 60)
 /* Wait until @pid's CPU time stops for 5 ms, then until it moves again. */
 static int wait_period_start(pid_t pid)
 {
-	uint64_t c, last, t0 = hcbs_now_ns();
+	uint64_t c, last, end = hcbs_now_ns() + 2000 * HCBS_NSEC_PER_MSEC;
 	int still = 0;
 
 	if (hcbs_proc_cputime_ns(pid, &last))
 		return -1;
-	while (still < 5) {
-		hcbs_sleep_ms(1);
-		if (hcbs_proc_cputime_ns(pid, &c))
+	/* 5 samples 1 ms apart without a change: throttled; then a change. */
+	do {
+		if (still < 5)
+			hcbs_sleep_ms(1);
+		if (hcbs_proc_cputime_ns(pid, &c) || hcbs_now_ns() > end)
 			return -1;
+		if (still >= 5 && c != last)
+			return 0;
 		still = c == last ? still + 1 : 0;
 		last = c;
-		if (hcbs_now_ns() - t0 > 2000 * HCBS_NSEC_PER_MSEC)
-			return -1;
-	}
-	do {
-		if (hcbs_proc_cputime_ns(pid, &c))
-			return -1;
-		if (hcbs_now_ns() - t0 > 2000 * HCBS_NSEC_PER_MSEC)
-			return -1;
-	} while (c == last);
-	return 0;
+	} while (1);
 }
 
 TEST_F_TIMEOUT(sched, lowered_budget_ends_on_time, 60)
