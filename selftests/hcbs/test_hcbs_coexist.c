@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -1224,6 +1225,98 @@ TEST_F_TIMEOUT(coexist, pi_boosted_other_allows_zero_runtime, 60)
 	}
 	pi_release_owner(_metadata, shm, owner);
 	pi_shm_free(shm);
+}
+
+/*
+ * The kernel's log from now on: a /dev/kmsg descriptor at its end.
+ * -errno if the log cannot be read.
+ */
+static int kmsg_open_end(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (lseek(fd, 0, SEEK_END) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/*
+ * The records logged since kmsg_open_end() that report a kernel warning
+ * or bug; the first is copied to @first.  Closes @fd.
+ */
+static int kmsg_count_splats(int fd, char *first, size_t len)
+{
+	char rec[2048];
+	int n = 0;
+	ssize_t r;
+
+	first[0] = 0;
+	for (;;) {
+		r = read(fd, rec, sizeof(rec) - 1);
+		if (r < 0 && errno == EPIPE)	/* overwritten: read on */
+			continue;
+		if (r <= 0)
+			break;
+		rec[r] = 0;
+		if (!strstr(rec, "WARNING:") && !strstr(rec, "BUG:"))
+			continue;
+		if (!n++)
+			snprintf(first, len, "%.*s", (int)strcspn(rec, "\n"), rec);
+	}
+	close(fd);
+	return n;
+}
+
+/*
+ * Core scheduling orders a CPU's tasks by the deadline server that runs
+ * them (p->dl_server), which a pick sets.  A running task that changes
+ * runqueue is not picked again: moved between groups, out of a group,
+ * reprioritized or switched out of SCHED_FIFO and back while it runs, it
+ * must take its new server (or none) at once, or it would still point
+ * at a server it left, possibly of a group freed since.  The kernel
+ * checks the pointer at every tick of an RT task (a warning if stale);
+ * this case makes each of those changes to a running task, many times,
+ * and fails on any warning logged meanwhile.
+ */
+TEST_F_TIMEOUT(coexist, dl_server_follows_running_task, 60)
+{
+	char a[PATHLEN], b[PATHLEN], own[PATHLEN], first[256];
+	struct hcbs_hog *h;
+	int fd, i, n;
+
+	hcbs_group(_metadata, &self->env, "a", 40000, 100000, a, sizeof(a));
+	hcbs_group(_metadata, &self->env, "b", 40000, 100000, b, sizeof(b));
+	ASSERT_EQ(0, hcbs_task_cgroup(getpid(), own, sizeof(own)));
+	h = hcbs_hog(_metadata, &self->env, a, HCBS_LOAD_CPU, SCHED_FIFO, HCBS_PRIO_GROUP);
+	fd = kmsg_open_end();
+	ASSERT_LE(0, fd) TH_LOG("/dev/kmsg: %s", strerror(-fd));
+	hcbs_note("a FIFO %d hog on CPU %d, alone there, in groups at 40/100 ms: 40 rounds of "
+		  "a -> b -> unreserved -> a, priority %d -> %d, FIFO -> OTHER -> FIFO, 7 ms apart",
+		  HCBS_PRIO_GROUP, HCBS_LOAD_CPU, HCBS_PRIO_GROUP, HCBS_PRIO_GROUP + 1);
+	for (i = 0; i < 40; i++) {
+		ASSERT_EQ(0, hcbs_cg_attach(b, h->pid));
+		hcbs_sleep_ms(7);
+		ASSERT_EQ(0, hcbs_cg_attach(own, h->pid));
+		hcbs_sleep_ms(7);
+		ASSERT_EQ(0, hcbs_cg_attach(a, h->pid));
+		hcbs_sleep_ms(7);
+		ASSERT_EQ(0, hcbs_set_policy(h->pid, SCHED_FIFO, HCBS_PRIO_GROUP + 1));
+		hcbs_sleep_ms(7);
+		ASSERT_EQ(0, hcbs_set_policy(h->pid, SCHED_FIFO, HCBS_PRIO_GROUP));
+		hcbs_sleep_ms(7);
+		ASSERT_EQ(0, hcbs_set_policy(h->pid, SCHED_OTHER, 0));
+		hcbs_sleep_ms(7);
+		ASSERT_EQ(0, hcbs_set_policy(h->pid, SCHED_FIFO, HCBS_PRIO_GROUP));
+		hcbs_sleep_ms(7);
+	}
+	n = kmsg_count_splats(fd, first, sizeof(first));
+	EXPECT_EQ(0, n) TH_LOG("%d warnings logged, the first: %s", n, first);
 }
 
 HCBS_TEST_MAIN
