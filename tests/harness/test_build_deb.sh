@@ -34,7 +34,8 @@ for f in /usr/bin/hcbsctl /usr/bin/hcbstrace \
 	 /usr/libexec/hcbs/hcbs-hook /usr/libexec/hcbs/hcbs-oci-hook \
 	 /usr/share/containers/oci/hooks.d/hcbs.json \
 	 /usr/share/man/man1/hcbsctl.1.gz /usr/share/man/man1/hcbstrace.1.gz \
-	 /usr/share/man/man1/hcbs-oci-hook.1.gz \
+	 /usr/share/man/man1/hcbs-oci-hook.1.gz /usr/share/man/man1/hcbs-hook.1.gz \
+	 /usr/bin/plot-lateness-cdf /usr/share/man/man1/plot-lateness-cdf.1.gz \
 	 /usr/share/bash-completion/completions/hcbsctl \
 	 /usr/share/bash-completion/completions/hcbstrace \
 	 /usr/share/doc/hcbs-tools/copyright \
