@@ -76,8 +76,27 @@ refused "no share line" "$CONF: no share line: expected share = RUNTIME/PERIOD" 
 refused "an empty file" "$CONF: no share line" ''
 mkdir -p "$T/dir"
 rm -f "$T/args"
-run 1 "$HELPER" --hcbsctl "$STUB" --config "$T/dir" && one_line && not_run && grep -q "cannot read it as a file" "$T/err"
+run 1 "$HELPER" --hcbsctl "$STUB" --config "$T/dir" && one_line && not_run && grep -q "$T/dir: not a regular file" "$T/err"
 ok $? "a directory as the file: exit 1: $(cat "$T/err")"
+# Permissions, as a user that they bind (root is not bound by them).
+as_user=
+[ "$(id -u)" != 0 ] || as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+if [ -z "$as_user" ] || command -v setpriv >/dev/null; then
+	echo "share = 500ms/1s" >"$T/dir/conf"
+	chmod 755 "$T/dir"; chmod 000 "$T/dir/conf"
+	rm -f "$T/args"
+	run 5 $as_user "$HELPER" --hcbsctl "$STUB" --config "$T/dir/conf" && one_line && not_run &&
+		grep -q "$T/dir/conf: permission denied (run as root)" "$T/err"
+	ok $? "an unreadable file: exit 5: $(cat "$T/err")"
+	chmod 644 "$T/dir/conf"; chmod 700 "$T/dir"
+	run 5 $as_user "$HELPER" --hcbsctl "$STUB" --config "$T/dir/conf" && one_line && not_run &&
+		grep -q "$T/dir/conf: permission denied: its directory $T/dir cannot be searched" "$T/err"
+	ok $? "a file in a directory that cannot be searched: exit 5: $(cat "$T/err")"
+	chmod 755 "$T/dir"
+else
+	n=$((n + 1))
+	echo "ok $n - unreadable files # SKIP root without setpriv"
+fi
 run 1 "$HELPER" --bogus && one_line && grep -q "unexpected argument '--bogus' (accepted: --config FILE, --cgroup DIR, --hcbsctl PATH)" "$T/err"
 ok $? "an unknown option: exit 1: $(cat "$T/err")"
 run 1 "$HELPER" --config && one_line && grep -q -- "--config needs a value" "$T/err"
