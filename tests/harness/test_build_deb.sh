@@ -34,11 +34,15 @@ for f in /usr/bin/hcbsctl /usr/bin/hcbstrace \
 	 /usr/libexec/hcbs/hcbs-hook /usr/libexec/hcbs/hcbs-oci-hook \
 	 /usr/share/containers/oci/hooks.d/hcbs.json \
 	 /usr/share/man/man1/hcbsctl.1.gz /usr/share/man/man1/hcbstrace.1.gz \
-	 /usr/share/man/man1/hcbs-oci-hook.1.gz \
+	 /usr/share/man/man1/hcbs-oci-hook.1.gz /usr/share/man/man1/hcbs-hook.1.gz \
+	 /usr/bin/plot-lateness-cdf /usr/share/man/man1/plot-lateness-cdf.1.gz \
 	 /usr/share/bash-completion/completions/hcbsctl \
 	 /usr/share/bash-completion/completions/hcbstrace \
 	 /usr/share/doc/hcbs-tools/copyright \
-	 /usr/share/doc/hcbs-tools/examples/example.conf; do
+	 /usr/share/doc/hcbs-tools/examples/example.conf \
+	 /usr/libexec/hcbs/hcbs-root-share /lib/systemd/system/hcbs-root-share.service \
+	 /usr/share/man/man8/hcbs-root-share.8.gz \
+	 /usr/share/doc/hcbs-tools/examples/root-share.example; do
 	grep -qxF "$f" "$HARNESS_TMP/files" || fail "$f is not in the package"
 done
 # Nothing of the test machinery or the selftests is shipped.

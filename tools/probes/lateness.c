@@ -39,7 +39,7 @@ static const char doc[] =
 "  hcbstrace lateness -c vbbu1 -d 60s --csv vbbu1.csv\n"
 "  hcbstrace lateness -p $(pidof l1app) --period 1ms --max-lateness 0\n"
 "  hcbstrace lateness -g /sys/fs/cgroup/rt --json 10s 6\n"
-"  tools/probes/plot-lateness-cdf vbbu1.csv vbbu1.png\n";
+"  plot-lateness-cdf vbbu1.csv vbbu1.png  # the CDF of l (gnuplot, python3)\n";
 
 static const struct argp_option opts[] = {
 	HCBS_OPT_TASK_FILTERS("threads"),

@@ -29,6 +29,17 @@ check "unknown command" 1 "unknown command 'foo' \(accepted" "$HCBSTRACE" foo
 for c in latency lateness servers; do
 	check "$c --help has examples" 0 "Examples:" "$HCBSTRACE" $c --help
 done
+# The plotting example names the program as installed (bindir, beside
+# hcbstrace), never a path of the source tree that a package lacks.
+check "lateness --help names the installed plot-lateness-cdf" 0 \
+	"^  plot-lateness-cdf vbbu1\.csv vbbu1\.png .*gnuplot" "$HCBSTRACE" lateness --help
+n=$((n + 1))
+if "$HCBSTRACE" lateness --help 2>&1 | grep -q "tools/"; then
+	echo "not ok $n - lateness --help names no source-tree path"
+	failed=$((failed + 1))
+else
+	echo "ok $n - lateness --help names no source-tree path"
+fi
 check "bad duration" 1 "^hcbstrace: latency: --duration: " "$HCBSTRACE" latency -d 10parsecs
 check "bad --max-latency unit" 1 "^hcbstrace: latency: --max-latency: " "$HCBSTRACE" latency --max-latency 500
 check "--pid not for servers" 1 "--pid does not apply to servers" "$HCBSTRACE" servers --pid 1
