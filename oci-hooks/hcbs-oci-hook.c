@@ -91,9 +91,9 @@ static void usage(FILE *f)
 "\n"
 "Exit status as hcbsctl(1): 0 ok or nothing to do, 1 bad state, annotation or\n"
 "policy file, 2 refused by the kernel, 3 cgroup not found, 4 kernel without\n"
-"HCBS, 5 permission denied (by the kernel or the node policy), 6 task set not\n"
-"schedulable, 7 other error.  Non-zero\n"
-"makes the runtime refuse to create the container.\n", f);
+"HCBS or no cpu cgroup hierarchy mounted, 5 permission denied (by the kernel or\n"
+"the node policy), 6 task set not schedulable, 7 other error.  Non-zero makes\n"
+"the runtime refuse to create the container.\n", f);
 }
 
 /* The container's id, for messages: printable, at most 12 characters. */
@@ -558,6 +558,14 @@ static int reserve(const char *id, pid_t pid, const struct hcbs_rt *to, const st
 	/* A fake /proc in the test build only. */
 	ret = hcbs_proc_cgroup(hcbs_test_env("HCBS_TEST_PROC"), pid, &cg, err, sizeof(err));
 	if (ret) {
+		/* No hierarchy mounted: exit 4, as hcbsctl; else no such cgroup. */
+		char why[HCBS_ERRLEN + 128];
+
+		ret = hcbs_cpu_hierarchy_check(why, sizeof(why));
+		if (ret) {
+			say(LOG_ERR, "%s", why);
+			return ret;
+		}
 		say(LOG_ERR, "cannot find the cgroup of the container's process (pid %d): %s",
 		    (int)pid, err);
 		return HCBS_EXIT_NOTFOUND;

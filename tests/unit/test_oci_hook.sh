@@ -234,6 +234,13 @@ echo "0::/elsewhere/libpod-$ID" >"$PROC/4242/cgroup"
 echo "30 20 0:26 /mnt $CG rw - cgroup2 cgroup2 rw" >"$PROC/self/mountinfo"
 hook 3 "$STATES/good.json" && one_line && grep -q 'not reachable from any cgroup2 mount' "$T/err" && unchanged
 ok $? "a cgroup outside the mounts: exit 3: $(cat "$T/err")"
+# No cpu cgroup hierarchy mounted at all: exit 4 as hcbsctl, not 3.
+echo "21 1 0:19 / /proc rw - proc proc rw" >"$PROC/self/mountinfo"
+echo "0::$CT_REL" >"$PROC/4242/cgroup"
+hook 4 "$STATES/good.json" && one_line &&
+	grep -q "^hcbs-oci-hook: 0123456789ab: no cpu cgroup hierarchy is mounted (none in /proc/self/mountinfo): expected cgroup2, or cgroup v1 with the cpu controller\$" "$T/err" &&
+	unchanged
+ok $? "no cpu cgroup hierarchy mounted: exit 4, nothing changed: $(cat "$T/err")"
 echo "30 20 0:26 / $CG rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate" >"$PROC/self/mountinfo"
 
 # crun's systemd sub-cgroup and CRI-O's scope are the container's own.
