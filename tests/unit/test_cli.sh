@@ -319,6 +319,27 @@ ok $? "list --json --cgroup: owners, CPUs, schema-valid"
 rm -r "$CG/machine.slice" "$CG/system.slice"
 run 0 H --cgroup "$CG/parent/mid" list && grep -q "no cgroup below $CG/parent/mid has a reservation of its own" "$T/out"
 ok $? "list --cgroup of a tree without reservations says so"
+# A name in the tables may hold any byte but '/': a newline, an escape
+# sequence and a byte that is not UTF-8 are escaped as in messages, so that
+# no name forges a row or drives the terminal.
+bad=$'evil\n\e[31mred\xff'
+mkgroup "$CG/$bad" "8000 18000"
+run 0 H --cgroup "$CG" list && ! grep -q $'\e' "$T/out" && ! LC_ALL=C grep -q $'\xff' "$T/out" &&
+	grep -F "$CG/evil\\n\\x1b[31mred\\xff " "$T/out" | grep -q ' 8ms/18ms ' &&
+	[ "$(grep -c '^.*red' "$T/out")" = 1 ]
+ok $? "list --cgroup: a cgroup named with control characters and a non-UTF-8 byte, escaped on its one row: $(grep red "$T/out")"
+rm -r "${CG:?}/$bad"
+mkdir -p "$T/lxcbad/c-ok" "$T/lxcbad/$bad"
+echo "lxc.uts.name = x" >"$T/lxcbad/c-ok/config"
+echo "lxc.uts.name = x" >"$T/lxcbad/$bad/config"
+run 0 env HCBS_TEST_PROC="$T/fproc" $WRAP "$HCBSCTL" -P "$T/lxcbad" list
+if grep -q c-ok "$T/out"; then
+	! grep -q $'\e' "$T/out" && ! LC_ALL=C grep -q $'\xff' "$T/out" &&
+		grep -qF 'evil\n\x1b[31mred\xff ' "$T/out" && [ "$(grep -c 'red' "$T/out")" = 1 ]
+	ok $? "list: a container named with control characters and a non-UTF-8 byte, escaped on its one row: $(grep red "$T/out")"
+else
+	n=$((n + 1)); echo "ok $n - # SKIP liblxc does not list the test's containers"
+fi
 run 3 H --cgroup "$T/emptylxc" list && one_line_err
 ok $? "list --cgroup on a plain directory: exit 3: $(cat "$T/err")"
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
