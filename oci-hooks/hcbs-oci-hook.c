@@ -54,7 +54,8 @@
 #define STATE_MAX (1u << 20)
 #define ANN_PREFIX "hcbs."
 
-static char g_id[16] = "?";	/* the container, in messages: 12 characters of its id */
+/* The container, in messages: the first 12 bytes of its id, escaped. */
+static char g_id[4 * 12 + 1] = "?";
 
 /* One line on stderr (the runtime has it) and in syslog. */
 #define say(prio, ...) hcbs_hook_say("hcbs-oci-hook", g_id, prio, __VA_ARGS__)
@@ -96,17 +97,17 @@ static void usage(FILE *f)
 "the runtime refuse to create the container.\n", f);
 }
 
-/* The container's id, for messages: printable, at most 12 characters. */
+/*
+ * The container's id, for messages: its first 12 bytes (an engine's id
+ * is hex, 12 is what podman and crictl show), escaped as every other name
+ * (hcbs_printable(): "\n", "\x1b", a byte that is not UTF-8 as "\xff").
+ */
 static void set_id(const char *id)
 {
-	size_t i;
-
-	for (i = 0; id[i] && i < 12; i++)
-		g_id[i] = (id[i] > ' ' && id[i] < 0x7f) ? id[i] : '?';
-	g_id[i] = '\0';
+	hcbs_printable(id, 12, g_id, sizeof(g_id));
 }
 
-/* @s for a one-line message: at most 64 bytes, control characters as '?'. */
+/* @s for a one-line message: at most 64 bytes, escaped (hcbs_printable()). */
 static const char *printable(const char *s, char *buf, size_t len)
 {
 	return hcbs_printable(s, 64, buf, len);

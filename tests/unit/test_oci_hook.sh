@@ -117,7 +117,9 @@ status-running|1|"status" is 'running': expected 'created' or 'creating'
 status-missing|1|state: no "status" string: expected 'created' or 'creating'
 status-number|1|state: no "status" string
 repro-root|1|: abcdef012345: state: no "status" string
-id-control|1|^hcbs-oci-hook: abc??\[31mred: state: "pid" is not a process id
+id-control|1|^hcbs-oci-hook: abc\\n\\x1b\[31mred: state: "pid" is not a process id
+id-c1|1|^hcbs-oci-hook: ab\\xc2\\x85\\x7fcdé: state: "pid" is not a process id
+id-cut|1|^hcbs-oci-hook: 0123456789a\\xc3: state: "pid" is not a process id
 pid-zero|1|"pid" is not a process id
 pid-negative|1|"pid" is not a process id
 pid-string|1|"pid" is not a process id
