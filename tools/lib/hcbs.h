@@ -238,15 +238,15 @@ int hcbs_cgroup_resolve(const char *proc_cgroup, const char *mountinfo,
  */
 int hcbs_cgroup_mount_resolve(const char *mountinfo, const char *path, int version,
 			      char *mnt, size_t mlen, char *root, size_t rlen);
+/* The same on this process's /proc/self/mountinfo, with a message. */
+int hcbs_cgroup_mount(const char *path, int version, char *mnt, size_t mlen,
+		      char *root, size_t rlen, char *err, size_t errlen);
 /*
  * Does /proc/self/mountinfo text @mountinfo hold a cpu hierarchy: a
  * cgroup2 mount, or a cgroup v1 one with the cpu controller?  (True when
  * out of memory: no diagnosis then.)
  */
 bool hcbs_mountinfo_has_cpu_hierarchy(const char *mountinfo);
-/* The same on this process's /proc/self/mountinfo, with a message. */
-int hcbs_cgroup_mount(const char *path, int version, char *mnt, size_t mlen,
-		      char *root, size_t rlen, char *err, size_t errlen);
 /*
  * ---- the cgroup files themselves (cgroupfs.c) ----
  *
