@@ -38,7 +38,8 @@ for f in /usr/bin/hcbsctl /usr/bin/hcbstrace \
 	 /usr/share/bash-completion/completions/hcbsctl \
 	 /usr/share/bash-completion/completions/hcbstrace \
 	 /usr/share/doc/hcbs-tools/copyright \
-	 /usr/share/doc/hcbs-tools/examples/example.conf; do
+	 /usr/share/doc/hcbs-tools/examples/example.conf \
+	 /usr/share/doc/hcbs-tools/examples/oci-hook.conf; do
 	grep -qxF "$f" "$HARNESS_TMP/files" || fail "$f is not in the package"
 done
 # Nothing of the test machinery or the selftests is shipped.
