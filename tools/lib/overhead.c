@@ -282,6 +282,7 @@ int hcbs_overhead_measure(int cpu, struct hcbs_overhead_measurement *m, char *er
 	bool enabled_cpu = false, enabled_cpuset = false, made = false;
 	enum hcbs_rt_abi abi;
 	struct hcbs_rt to = { .runtime_us = OV_RUNTIME_US, .period_us = OV_PERIOD_US };
+	struct hcbs_overhead_run runs[HCBS_OVERHEAD_RUNS];
 	struct ov_signals sig;
 	pid_t pid = -1;
 
@@ -406,7 +407,9 @@ int hcbs_overhead_measure(int cpu, struct hcbs_overhead_measurement *m, char *er
 			goto out;
 		}
 	}
-	hcbs_overhead_fit(m->run, &m->fit);
+	/* Through a copy: GCC 12's UBSan build misjudges the member's size. */
+	memcpy(runs, m->run, sizeof(runs));
+	hcbs_overhead_fit(runs, &m->fit);
 	ret = HCBS_EXIT_OK;
 out:
 	if (pid > 0) {
