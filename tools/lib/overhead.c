@@ -284,7 +284,7 @@ int hcbs_overhead_measure(int cpu, struct hcbs_overhead_measurement *m, char *er
 	struct hcbs_rt to = { .runtime_us = OV_RUNTIME_US, .period_us = OV_PERIOD_US };
 	struct hcbs_overhead_run runs[HCBS_OVERHEAD_RUNS];
 	struct ov_signals sig;
-	pid_t pid = -1;
+	pid_t pid = -1, self;
 
 	memset(m, 0, sizeof(*m));
 	m->cpu = cpu;
@@ -351,6 +351,7 @@ int hcbs_overhead_measure(int cpu, struct hcbs_overhead_measurement *m, char *er
 		goto out;
 	}
 	fflush(NULL);
+	self = getpid();
 	pid = fork();
 	if (pid < 0) {
 		hcbs_seterr(err, errlen, "fork: %s", strerror(errno));
@@ -360,7 +361,7 @@ int hcbs_overhead_measure(int cpu, struct hcbs_overhead_measurement *m, char *er
 	if (pid == 0) {
 		close(go[1]);
 		close(done[0]);
-		ov_child(m->cgroup, cpu, go[0], done[1], &sig, getppid());
+		ov_child(m->cgroup, cpu, go[0], done[1], &sig, self);
 	}
 	close(go[0]);
 	close(done[1]);
