@@ -82,8 +82,9 @@ static void usage(FILE *f)
 "  lxc.hook.stop = /usr/libexec/hcbs/hcbs-hook\n"
 "\n"
 "Exit status as hcbsctl(1): 0 ok, 1 bad arguments, 2 refused by the kernel,\n"
-"3 cgroup not found, 4 kernel without HCBS, 5 permission denied, 6 task set\n"
-"not schedulable, 7 other error.  Non-zero aborts the container's start.\n", f);
+"3 cgroup not found, 4 kernel without HCBS or no cpu cgroup hierarchy mounted,\n"
+"5 permission denied, 6 task set not schedulable, 7 other error.  Non-zero\n"
+"aborts the container's start.\n", f);
 }
 
 /*
@@ -188,6 +189,14 @@ static int start_host(const struct hcbs_rt *to, const char *state_dir)
 	/* A fake /proc in the test build only. */
 	ret = hcbs_proc_cgroup(hcbs_test_env("HCBS_TEST_PROC"), pid, &cg, err, sizeof(err));
 	if (ret) {
+		/* No hierarchy mounted: exit 4, as hcbsctl; else no such cgroup. */
+		char why[HCBS_ERRLEN + 128];
+
+		ret = hcbs_cpu_hierarchy_check(why, sizeof(why));
+		if (ret) {
+			say(LOG_ERR, "%s", why);
+			return ret;
+		}
 		say(LOG_ERR, "cannot find the cgroup of init (pid %d): %s", (int)pid, err);
 		return HCBS_EXIT_NOTFOUND;
 	}

@@ -54,7 +54,8 @@
 #define STATE_MAX (1u << 20)
 #define ANN_PREFIX "hcbs."
 
-static char g_id[16] = "?";	/* the container, in messages: 12 characters of its id */
+/* The container, in messages: the first 12 bytes of its id, escaped. */
+static char g_id[4 * 12 + 1] = "?";
 
 /* One line on stderr (the runtime has it) and in syslog. */
 #define say(prio, ...) hcbs_hook_say("hcbs-oci-hook", g_id, prio, __VA_ARGS__)
@@ -91,22 +92,22 @@ static void usage(FILE *f)
 "\n"
 "Exit status as hcbsctl(1): 0 ok or nothing to do, 1 bad state, annotation or\n"
 "policy file, 2 refused by the kernel, 3 cgroup not found, 4 kernel without\n"
-"HCBS, 5 permission denied (by the kernel or the node policy), 6 task set not\n"
-"schedulable, 7 other error.  Non-zero\n"
-"makes the runtime refuse to create the container.\n", f);
+"HCBS or no cpu cgroup hierarchy mounted, 5 permission denied (by the kernel or\n"
+"the node policy), 6 task set not schedulable, 7 other error.  Non-zero makes\n"
+"the runtime refuse to create the container.\n", f);
 }
 
-/* The container's id, for messages: printable, at most 12 characters. */
+/*
+ * The container's id, for messages: its first 12 bytes (an engine's id
+ * is hex, 12 is what podman and crictl show), escaped as every other name
+ * (hcbs_printable(): "\n", "\x1b", a byte that is not UTF-8 as "\xff").
+ */
 static void set_id(const char *id)
 {
-	size_t i;
-
-	for (i = 0; id[i] && i < 12; i++)
-		g_id[i] = (id[i] > ' ' && id[i] < 0x7f) ? id[i] : '?';
-	g_id[i] = '\0';
+	hcbs_printable(id, 12, g_id, sizeof(g_id));
 }
 
-/* @s for a one-line message: at most 64 bytes, control characters as '?'. */
+/* @s for a one-line message: at most 64 bytes, escaped (hcbs_printable()). */
 static const char *printable(const char *s, char *buf, size_t len)
 {
 	return hcbs_printable(s, 64, buf, len);
@@ -558,6 +559,14 @@ static int reserve(const char *id, pid_t pid, const struct hcbs_rt *to, const st
 	/* A fake /proc in the test build only. */
 	ret = hcbs_proc_cgroup(hcbs_test_env("HCBS_TEST_PROC"), pid, &cg, err, sizeof(err));
 	if (ret) {
+		/* No hierarchy mounted: exit 4, as hcbsctl; else no such cgroup. */
+		char why[HCBS_ERRLEN + 128];
+
+		ret = hcbs_cpu_hierarchy_check(why, sizeof(why));
+		if (ret) {
+			say(LOG_ERR, "%s", why);
+			return ret;
+		}
 		say(LOG_ERR, "cannot find the cgroup of the container's process (pid %d): %s",
 		    (int)pid, err);
 		return HCBS_EXIT_NOTFOUND;

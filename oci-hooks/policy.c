@@ -8,10 +8,13 @@
  * must not be read as a more permissive one).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "hcbs.h"
 #include "policy.h"
@@ -224,22 +227,79 @@ int hcbs_oci_policy_parse(const char *text, const char *file, struct hcbs_oci_po
 	return ret;
 }
 
+/*
+ * Who may own the policy: root.  A test build also takes the user running
+ * the tests ($HCBS_TEST_OCI_POLICY_UID, else the effective uid), so that
+ * every refusal is tested without root.
+ */
+static bool owner_trusted(uid_t uid)
+{
+	if (uid == 0)
+		return true;
+#ifdef HCBS_TESTING
+	const char *u = hcbs_test_env("HCBS_TEST_OCI_POLICY_UID");
+
+	return uid == (u ? (uid_t)strtoul(u, NULL, 10) : geteuid());
+#else
+	return false;
+#endif
+}
+
+#define POLICY_ACCEPTED "expected a regular file owned by root, not writable by group or others; every reservation is refused"
+
 int hcbs_oci_policy_load(const char *path, struct hcbs_oci_policy *p, char *err,
 			 size_t errlen)
 {
 	char *text = NULL, e[HCBS_ERRLEN];
-	int ret;
+	struct stat st;
+	int fd, ret;
 
-	ret = hcbs_read_text_max(path, HCBS_OCI_POLICY_MAX, &text, e, sizeof(e));
-	if (ret == -ENOENT) {
+	memset(p, 0, sizeof(*p));
+	/*
+	 * Whoever can write the policy decides who may reserve: it is read
+	 * only when nobody but root can have written it.  No symbolic link
+	 * is followed and a FIFO cannot block us; what is checked (fstat)
+	 * is what is read.
+	 */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
 		hcbs_seterr(err, errlen, "no node policy %s: every reservation is refused until it allows them (default = refuse; see hcbs-oci-hook(1), POLICY)",
 			    path);
+		return -ENOENT;
+	}
+	if (fd < 0 && errno == ELOOP) {
+		hcbs_seterr(err, errlen, "node policy %s is a symbolic link: " POLICY_ACCEPTED, path);
+		return -EINVAL;
+	}
+	if (fd < 0) {
+		ret = -errno;
+		hcbs_seterr(err, errlen, "node policy %s: %s", path, strerror(errno));
 		return ret;
 	}
-	if (ret) {
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		hcbs_seterr(err, errlen, "node policy %s: %s", path, strerror(errno));
+		close(fd);
+		return ret;
+	}
+	ret = -EINVAL;
+	if (!S_ISREG(st.st_mode))
+		hcbs_seterr(err, errlen, "node policy %s is %s: " POLICY_ACCEPTED, path,
+			    S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+			    "not a regular file");
+	else if (!owner_trusted(st.st_uid))
+		hcbs_seterr(err, errlen, "node policy %s is owned by uid %u: " POLICY_ACCEPTED, path,
+			    (unsigned int)st.st_uid);
+	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+		hcbs_seterr(err, errlen, "node policy %s is writable by %s (mode %04o): " POLICY_ACCEPTED,
+			    path, st.st_mode & S_IWGRP && st.st_mode & S_IWOTH ? "group and others" :
+			    st.st_mode & S_IWGRP ? "its group" : "others",
+			    (unsigned int)(st.st_mode & 07777));
+	else if ((ret = hcbs_read_fd_max(fd, path, HCBS_OCI_POLICY_MAX, &text, e, sizeof(e))))
 		hcbs_seterr(err, errlen, "node policy %s", e);
+	close(fd);
+	if (ret)
 		return ret;
-	}
 	ret = hcbs_oci_policy_parse(text, path, p, err, errlen);
 	free(text);
 	return ret;

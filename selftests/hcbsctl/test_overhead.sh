@@ -7,7 +7,9 @@
 # leaves no group and no bandwidth behind and the root's subtree_control as
 # it found it; analyze --overhead auto adds exactly what it measured to
 # every WCET, and set --taskset --overhead auto reserves more than without
-# it.  A CPU that is not online, and a full CPU, are refused with one line.
+# it.  The temporary group's cpuset holds the measured CPU; SIGINT and
+# SIGTERM mid-run leave nothing behind; other reservations give a warning.
+# A CPU that is not online, and a full CPU, are refused with one line.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip_all "python3 not installed"
 [ -x "$HCBSCTL" ] || skip_all "$HCBSCTL not built (meson compile -C \$HCBS_BUILD)"
@@ -43,6 +45,55 @@ ok $? "overhead --json on CPU 1: schema-valid, charged >= work, the fit matches 
 [ "$(cat $CGROOT/cgroup.subtree_control)" = "$subtree0" ] && [ -z "$(left_behind)" ] &&
 	[ "$(total_bw)" = "$bw0" ]
 ok $? "nothing left behind: no group, subtree_control '$subtree0', total_bw $(total_bw) (was $bw0)"
+
+# The temporary group: its cpuset holds the measured CPU alone, when the
+# controller is there (its reservation then takes bandwidth on that CPU only).
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["measurement"]; sys.exit(not (m["reserved_groups"] == 0 and m["warning"] is None and m["cpuset"] == ("cpuset" in open("/sys/fs/cgroup/cgroup.controllers").read().split())))' "$OUT"
+ok $? "overhead --json: no reservation beside it, no warning, cpuset as the controllers allow"
+
+# Stopped by SIGINT or SIGTERM mid-measurement: the measured process killed,
+# the group removed, subtree_control and the bandwidth as they were, one
+# line, and death by the signal (128 + N).  env resets SIGINT, which a
+# script's background job inherits ignored.
+last_cpu=$(tr ',' '\n' </sys/devices/system/cpu/online | tail -1 | sed 's/.*-//')
+for sig in INT TERM; do
+	env --default-signal=INT "$HCBSCTL" overhead >"$OUT" 2>"$ERR" &
+	pid=$!
+	g=$CGROOT/hcbs-overhead-$pid kids= cpus=
+	for _ in $(seq 200); do
+		kids=$(cat "$g/cgroup.procs" 2>/dev/null) && [ -n "$kids" ] && break
+		sleep 0.05
+	done
+	cpus=$(cat "$g/cpuset.cpus.effective" 2>/dev/null)
+	sleep 0.5	# into the first series
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	gone=1
+	for k in $kids; do
+		[ -e /proc/$k ] && gone=0
+	done
+	want=$((128 + $(kill -l $sig)))
+	[ -n "$kids" ] && [ $rc = $want ] && [ $gone = 1 ] && [ ! -e "$g" ] && [ -z "$(left_behind)" ] &&
+		[ "$(wc -l <"$ERR")" = 1 ] &&
+		grep -q "^hcbsctl: interrupted by SIG$sig: the measured process was killed and $g removed\$" "$ERR" &&
+		[ "$(cat $CGROOT/cgroup.subtree_control)" = "$subtree0" ] && [ "$(total_bw)" = "$bw0" ]
+	ok $? "SIG$sig mid-measurement: exit $rc (want $want), measured process(es) ${kids:-none seen} gone, $g removed, subtree_control and total_bw as before: $(cat "$ERR")"
+	if grep -qw cpuset $CGROOT/cgroup.controllers; then
+		[ "$cpus" = "$last_cpu" ]
+		ok $? "SIG$sig: the temporary group's cpuset held CPU $last_cpu alone (cpuset.cpus.effective '$cpus')"
+	fi
+done
+
+# Another reservation beside the measurement: measured, with the warning on
+# stderr and in the JSON.
+other=$CGROOT/hcbs-overhead-other.$$
+mkdir "$other" && echo "10000 100000" >"$other/cpu.rt.max" &&
+	run 0 "$HCBSCTL" --json overhead && valid_json &&
+	grep -q "^hcbsctl: warning: 1 reserved group on this machine, 1 of them on CPU $last_cpu: their servers ran beside the measurement" "$ERR" &&
+	python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["measurement"]; sys.exit(not (m["reserved_groups"] == 1 and m["reserved_on_cpu"] == 1 and m["warning"].startswith("1 reserved group on this machine")))' "$OUT"
+ok $? "overhead beside a reserved group: measured, warning on stderr and in the JSON: $(cat "$ERR")"
+rmdir "$other"
 
 run 1 "$HCBSCTL" overhead 4096 && [ "$(wc -l <"$ERR")" = 1 ] && grep -q 'CPU 4096 is not online' "$ERR"
 ok $? "overhead 4096: exit 1: $(cat "$ERR")"

@@ -42,7 +42,8 @@ for f in /usr/bin/hcbsctl /usr/bin/hcbstrace \
 	 /usr/share/doc/hcbs-tools/examples/example.conf \
 	 /usr/libexec/hcbs/hcbs-root-share /lib/systemd/system/hcbs-root-share.service \
 	 /usr/share/man/man8/hcbs-root-share.8.gz \
-	 /usr/share/doc/hcbs-tools/examples/root-share.example; do
+	 /usr/share/doc/hcbs-tools/examples/root-share.example \
+	 /usr/share/doc/hcbs-tools/examples/oci-hook.conf; do
 	grep -qxF "$f" "$HARNESS_TMP/files" || fail "$f is not in the package"
 done
 # Nothing of the test machinery or the selftests is shipped.

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "hcbs.h"
+#include "hcbs-analysis.h"
 #include "hcbs-rt.h"
 #include "tap.h"
 
@@ -776,6 +777,56 @@ static void printable(void)
 	tap_ok(!strcmp(buf, "no container 'x\\ny\\x1b'"), "hcbs_seterr escapes: %s", buf);
 }
 
+/*
+ * What hcbsctl overhead and the no-hierarchy diagnosis read: is a cpu
+ * hierarchy mounted at all, and how many reservations run beside a
+ * measurement on a CPU (a fake tree).
+ */
+static void overhead_helpers(void)
+{
+	char dir[] = "/tmp/hcbs-ovh.XXXXXX", p[256];
+	int all = -1, on = -1;
+
+	tap_ok(hcbs_mountinfo_has_cpu_hierarchy(mi_v2) && hcbs_mountinfo_has_cpu_hierarchy(mi_v1),
+	       "a cgroup2 mount, a cgroup v1 mount with cpu: a cpu hierarchy is mounted");
+	tap_ok(!hcbs_mountinfo_has_cpu_hierarchy("21 1 0:19 / /proc rw - proc proc rw\n") &&
+	       !hcbs_mountinfo_has_cpu_hierarchy("") &&
+	       !hcbs_mountinfo_has_cpu_hierarchy("40 30 0:40 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n"),
+	       "no cgroup mount, nothing, cgroup v1 with cpuset alone: none mounted");
+	if (!mkdtemp(dir)) {
+		tap_ok(0, "overhead: mkdtemp: %s", strerror(errno));
+		return;
+	}
+	put(dir, "cgroup.procs", "");
+	put(dir, "cpu.rt.max", "max 1000000\n");
+	tap_ok((hcbs_overhead_count_reserved(dir, 1, &all, &on), all == 0 && on == 0),
+	       "no reserved group: 0 and 0");
+	static const char *const groups[][3] = {
+		/* name, cpu.rt.max, cpu.rt.cpus ("" none: every CPU) */
+		{ "a", "8000 18000\n", "0\n" },
+		{ "b", "max 1000000\n", "0-3\n" },
+		{ "b/c", "5000 10000\n", "1-2\n" },
+		{ "b/c/d", "1000 10000\n", "1\n" },	/* below c: not top-level */
+		{ "e", "1000 10000\n", "" },
+	};
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, groups[i][0]);
+		mkdir(p, 0755);
+		put(p, "cgroup.procs", "");
+		put(p, "cpu.rt.max", groups[i][1]);
+		if (groups[i][2][0])
+			put(p, "cpu.rt.cpus", groups[i][2]);
+	}
+	hcbs_overhead_count_reserved(dir, 1, &all, &on);
+	tap_ok(all == 3 && on == 2, "top-level reserved groups: 3, 2 of them on CPU 1 (got %d, %d)", all, on);
+	hcbs_overhead_count_reserved(dir, 3, &all, &on);
+	tap_ok(all == 3 && on == 1, "... 1 of them on CPU 3, the one without cpu.rt.cpus (got %d, %d)",
+	       all, on);
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	if (system(p))
+		tap_diag("could not remove %s", dir);
+}
+
 int main(void)
 {
 	/* The fake root cgroups below are plain directories (test build). */
@@ -790,5 +841,6 @@ int main(void)
 	cgroupfs();
 	own_cgroups();
 	match_stat();
+	overhead_helpers();
 	return tap_done();
 }

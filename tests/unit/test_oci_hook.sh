@@ -22,6 +22,9 @@ set -u
 OCIHOOK=$1 HCBSCTL=$2 SHIM=$3 HOOKJSON=$4 SRC=$5
 STATES=$SRC/tests/unit/oci-states
 . "$(dirname "$0")/cli-lib.sh"
+# The policy files the tests write must not be group-writable: the hook
+# refuses those (the tests of that set modes of their own).
+umask 022
 
 # The container's cgroup, as podman's cgroupfs manager makes it; the root
 # has its share file, which no refusal may touch.
@@ -117,7 +120,9 @@ status-running|1|"status" is 'running': expected 'created' or 'creating'
 status-missing|1|state: no "status" string: expected 'created' or 'creating'
 status-number|1|state: no "status" string
 repro-root|1|: abcdef012345: state: no "status" string
-id-control|1|^hcbs-oci-hook: abc??\[31mred: state: "pid" is not a process id
+id-control|1|^hcbs-oci-hook: abc\\n\\x1b\[31mred: state: "pid" is not a process id
+id-c1|1|^hcbs-oci-hook: ab\\xc2\\x85\\x7fcdé: state: "pid" is not a process id
+id-cut|1|^hcbs-oci-hook: 0123456789a\\xc3: state: "pid" is not a process id
 pid-zero|1|"pid" is not a process id
 pid-negative|1|"pid" is not a process id
 pid-string|1|"pid" is not a process id
@@ -234,6 +239,13 @@ echo "0::/elsewhere/libpod-$ID" >"$PROC/4242/cgroup"
 echo "30 20 0:26 /mnt $CG rw - cgroup2 cgroup2 rw" >"$PROC/self/mountinfo"
 hook 3 "$STATES/good.json" && one_line && grep -q 'not reachable from any cgroup2 mount' "$T/err" && unchanged
 ok $? "a cgroup outside the mounts: exit 3: $(cat "$T/err")"
+# No cpu cgroup hierarchy mounted at all: exit 4 as hcbsctl, not 3.
+echo "21 1 0:19 / /proc rw - proc proc rw" >"$PROC/self/mountinfo"
+echo "0::$CT_REL" >"$PROC/4242/cgroup"
+hook 4 "$STATES/good.json" && one_line &&
+	grep -q "^hcbs-oci-hook: 0123456789ab: no cpu cgroup hierarchy is mounted (none in /proc/self/mountinfo): expected cgroup2, or cgroup v1 with the cpu controller\$" "$T/err" &&
+	unchanged
+ok $? "no cpu cgroup hierarchy mounted: exit 4, nothing changed: $(cat "$T/err")"
 echo "30 20 0:26 / $CG rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate" >"$PROC/self/mountinfo"
 
 # crun's systemd sub-cgroup and CRI-O's scope are the container's own.
@@ -347,8 +359,72 @@ EOF
 HCBS_TEST_OCI_POLICY=$T/nosuch.conf pol_case "" podman 5 \
 	": no node policy $T/nosuch.conf: every reservation is refused until it allows them (default = refuse; see hcbs-oci-hook(1), POLICY)\$"
 ok $? "no policy file: every reservation refused, exit 5: $(cat "$T/err")"
-HCBS_TEST_OCI_POLICY=$T pol_case "" podman 7 "node policy $T: "
-ok $? "a policy that cannot be read (a directory): exit 7: $(cat "$T/err")"
+
+# The policy decides who may reserve: it is read only if nobody but root
+# can have written it (the test build also trusts the tests' own uid, or
+# $HCBS_TEST_OCI_POLICY_UID).  Anything else refuses every reservation,
+# exit 1, one line saying what is wrong and what is accepted.
+ACC="expected a regular file owned by root, not writable by group or others; every reservation is refused\$"
+HCBS_TEST_OCI_POLICY=$T pol_case "" podman 1 ": node policy $T is a directory: $ACC"
+ok $? "a directory for the policy: exit 1: $(cat "$T/err")"
+echo "default = allow" >"$T/allow.conf"
+ln -sf "$T/allow.conf" "$T/link.conf"
+HCBS_TEST_OCI_POLICY=$T/link.conf pol_case "" podman 1 ": node policy $T/link.conf is a symbolic link: $ACC"
+ok $? "a symbolic link to a good policy: exit 1: $(cat "$T/err")"
+mkfifo "$T/fifo.conf"
+HCBS_TEST_OCI_POLICY=$T/fifo.conf timeout 10 true &&
+	HCBS_TEST_OCI_POLICY=$T/fifo.conf pol_case "" podman 1 ": node policy $T/fifo.conf is a FIFO: $ACC"
+ok $? "a FIFO: exit 1 at once, nothing read: $(cat "$T/err")"
+for m in 664:"its group" 646:others 666:"group and others" 622:"group and others"; do
+	chmod "${m%%:*}" "$T/allow.conf"
+	HCBS_TEST_OCI_POLICY=$T/allow.conf pol_case "" podman 1 \
+		": node policy $T/allow.conf is writable by ${m#*:} (mode 0${m%%:*}): $ACC"
+	ok $? "a policy of mode ${m%%:*}: exit 1: $(cat "$T/err")"
+done
+chmod 644 "$T/allow.conf"
+HCBS_TEST_OCI_POLICY=$T/allow.conf pol_case "" podman 0
+ok $? "the same file, mode 0644 and the tests' own: read, and it allows"
+me=$(id -u)
+if [ "$me" = 0 ]; then
+	chown 65534 "$T/allow.conf" && other=65534
+else
+	export HCBS_TEST_OCI_POLICY_UID=$((me + 1)) && other=$me
+fi
+HCBS_TEST_OCI_POLICY=$T/allow.conf pol_case "" podman 1 ": node policy $T/allow.conf is owned by uid $other: $ACC"
+ok $? "a policy owned by another user than root: exit 1: $(cat "$T/err")"
+# Root's file is trusted even where the tests' uid is not: /etc/passwd is
+# no policy, and its first line is refused by the parser, not by its owner.
+if [ "$(stat -c %u /etc/passwd)" = 0 ] && [ $(( 0$(stat -c %a /etc/passwd) & 022 )) = 0 ]; then
+	HCBS_TEST_OCI_POLICY=/etc/passwd pol_case "" podman 1 ": /etc/passwd:1: '.*' is not KEY = VALUE"
+	ok $? "a file of root's, mode $(stat -c %a /etc/passwd): trusted, then parsed: $(cut -c1-80 "$T/err")"
+else
+	n=$((n + 1)); echo "ok $n - # SKIP /etc/passwd is not root's 0644"
+fi
+unset HCBS_TEST_OCI_POLICY_UID
+[ "$me" = 0 ] && chown 0 "$T/allow.conf"
+
+# The example shipped in share/doc/hcbs/examples, installed as its header
+# says: the hook reads it, and its rules decide (a file it could not parse
+# would refuse everything with exit 1).
+EX=$T/example.conf
+install -m 0644 "$SRC/docs/examples/oci-hook.conf" "$EX"
+exline() { grep -n "^$1 *=" "$EX" | cut -d: -f1; }
+HCBS_TEST_OCI_POLICY=$EX pol_case "" crio-vbbu 0 && [ "$(cat "$OWN/cpu.rt.max")" = "8000 18000" ]
+ok $? "the shipped example policy: a vran container's 8ms/18ms is reserved"
+HCBS_TEST_OCI_POLICY=$EX pol_case "" crio-default-ns 5 \
+	": policy $EX:$(exline namespaces): namespaces = vran: namespace 'default' is not one of them; refused\$"
+ok $? "... a container of namespace default is refused by its namespaces line: $(cat "$T/err")"
+HCBS_TEST_OCI_POLICY=$EX pol_case "" podman 5 \
+	": policy $EX:$(exline default): default = refuse: a container outside Kubernetes may not ask; refused\$"
+ok $? "... podman's by its default line: $(cat "$T/err")"
+# Every key the hook's --help names, once, active.
+keys=$($WRAP "$OCIHOOK" --help | tr '\n' ' ' | sed -n 's/.*Node policy: [^(]*(\([^:]*\): .*/\1/p' | tr -d ,)
+missing=
+for k in $keys; do
+	[ "$(grep -c "^$k = " "$EX")" = 1 ] || missing="$missing $k"
+done
+[ -n "$keys" ] && [ -z "$missing" ]
+ok $? "... and it sets each key of the policy once: ${keys:-none found in --help}${missing:+; missing:$missing}"
 echo "0::/" >"$PROC/4242/cgroup"
 pol_case "default = refuse\n" podman 5 "default = refuse" && [ "$(cat "$CG/cpu.rt.max")" = "max 1000000" ]
 ok $? "the policy is asked before any cgroup is read: pid in the root, exit 5: $(cat "$T/err")"

@@ -126,16 +126,28 @@ static void json_cgroups(struct hcbs_json *j, const char *root, const struct cg_
 	hcbs_json_array_end(j);
 }
 
+/*
+ * A cgroup or container name for the table: a directory name may hold
+ * any byte but '/', and a newline or an escape sequence in it must not
+ * forge a row or drive the terminal (hcbs_printable(), as in messages).
+ */
+static const char *cell(const char *s, char *buf, size_t len)
+{
+	return hcbs_printable(s, SIZE_MAX, buf, len);
+}
+
 static void print_cgroups(const char *root, const struct cg_rows *rows)
 {
+	static char path[PATH_MAX * 4];
 	int w = 16;
 
 	if (!rows->n) {
-		printf("no cgroup below %s has a reservation of its own\n", root);
+		printf("no cgroup below %s has a reservation of its own\n",
+		       cell(root, path, sizeof(path)));
 		return;
 	}
 	for (int i = 0; i < rows->n; i++) {
-		int l = (int)strlen(rows->r[i].path);
+		int l = (int)strlen(cell(rows->r[i].path, path, sizeof(path)));
 
 		w = l > w ? l : w;
 	}
@@ -143,13 +155,14 @@ static void print_cgroups(const char *root, const struct cg_rows *rows)
 	       "BW/CPU", "CPUS", "USAGE(us)");
 	for (int i = 0; i < rows->n; i++) {
 		const struct cg_row *r = &rows->r[i];
-		char own[300], rt[64], use[24] = "-";
+		char own[300], owner[1200], rt[64], use[24] = "-";
 
 		owner_text(r, own, sizeof(own));
 		if (r->st.valid)
 			snprintf(use, sizeof(use), "%llu", (unsigned long long)r->st.usage_usec);
-		printf("%-*s %-28s %-16s %-8.3f %-10s %s\n", w, r->path, own,
-		       fmt_rt(&r->rt, rt, sizeof(rt)), hcbs_rt_bw(&r->rt), r->cpus, use);
+		printf("%-*s %-28s %-16s %-8.3f %-10s %s\n", w, cell(r->path, path, sizeof(path)),
+		       cell(own, owner, sizeof(owner)), fmt_rt(&r->rt, rt, sizeof(rt)),
+		       hcbs_rt_bw(&r->rt), r->cpus, use);
 	}
 }
 
@@ -352,6 +365,7 @@ int cmd_list(struct opts *o)
 		for (int i = 0; i < n; i++) {
 			struct row *r = &rows[i];
 			char buf[64] = "-", bw[16] = "-", use[24] = "-", thr[48] = "-";
+			char name[1024], err[4 * HCBS_ERRLEN];
 			const char *cpus = "-";
 
 			if (r->have_rt) {
@@ -359,7 +373,7 @@ int cmd_list(struct opts *o)
 				snprintf(bw, sizeof(bw), "%.3f", hcbs_rt_bw(&r->rt));
 				cpus = r->cpus;
 			} else if (r->error[0]) {
-				snprintf(buf, sizeof(buf), "(%s)", r->error);
+				snprintf(buf, sizeof(buf), "(%s)", cell(r->error, err, sizeof(err)));
 			}
 			if (r->st.valid) {
 				snprintf(use, sizeof(use), "%llu", (unsigned long long)r->st.usage_usec);
@@ -367,8 +381,8 @@ int cmd_list(struct opts *o)
 					 (unsigned long long)r->st.nr_throttled,
 					 (unsigned long long)r->st.nr_periods);
 			}
-			printf("%-20s %-8s %-16s %-8s %-10s %-12s %s\n", r->name, r->state, buf,
-			       bw, cpus, use, thr);
+			printf("%-20s %-8s %-16s %-8s %-10s %-12s %s\n", cell(r->name, name, sizeof(name)),
+			       r->state, buf, bw, cpus, use, thr);
 		}
 		printf("\n");
 		print_cgroups(root, &cgs);

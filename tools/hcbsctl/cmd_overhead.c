@@ -5,9 +5,11 @@
  * --overhead auto and for the operator who wants the figure.
  */
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hcbsctl.h"
 
@@ -43,12 +45,22 @@ int overhead_cpu(const char *arg, int *cpu, char *err, size_t errlen)
 	return HCBS_EXIT_OK;
 }
 
+const char *overhead_warning(const struct hcbs_overhead_measurement *m, char *buf, size_t len)
+{
+	if (!m->reserved_groups)
+		return NULL;
+	snprintf(buf, len, "%d reserved group%s on this machine, %d of them on CPU %d: their servers ran beside the measurement and change what it finds; measure where nothing is reserved for this machine's own figure",
+		 m->reserved_groups, m->reserved_groups == 1 ? "" : "s", m->reserved_on_cpu, m->cpu);
+	return buf;
+}
+
 void print_overhead_measurement(const struct hcbs_overhead_measurement *m, const char *indent)
 {
 	char b1[32], b2[32], b3[32], b4[32], ob[96];
 
-	printf("%smeasured on CPU %d, in a temporary cgroup reserved 40ms/100ms (removed):\n",
-	       indent, m->cpu);
+	printf("%smeasured on CPU %d, in a temporary cgroup reserved 40ms/100ms %s (removed):\n",
+	       indent, m->cpu, m->cpuset ? "on that CPU alone (its cpuset)" :
+	       "on every CPU (no cpuset controller to hold it to one)");
 	for (int r = 0; r < HCBS_OVERHEAD_RUNS; r++) {
 		const struct hcbs_overhead_run *x = &m->run[r];
 		uint64_t per = x->charged / x->jobs;
@@ -65,9 +77,23 @@ void print_overhead_measurement(const struct hcbs_overhead_measurement *m, const
 
 void json_overhead_measurement(struct hcbs_json *j, const struct hcbs_overhead_measurement *m)
 {
+	char w[512];
+	const char *warning = overhead_warning(m, w, sizeof(w));
+
 	hcbs_json_object_begin(j);
 	hcbs_json_key(j, "cpu");
 	hcbs_json_int(j, m->cpu);
+	hcbs_json_key(j, "cpuset");
+	hcbs_json_bool(j, m->cpuset);
+	hcbs_json_key(j, "reserved_groups");
+	hcbs_json_int(j, m->reserved_groups);
+	hcbs_json_key(j, "reserved_on_cpu");
+	hcbs_json_int(j, m->reserved_on_cpu);
+	hcbs_json_key(j, "warning");
+	if (warning)
+		hcbs_json_string(j, warning);
+	else
+		hcbs_json_null(j);
 	hcbs_json_key(j, "runs");
 	hcbs_json_array_begin(j);
 	for (int r = 0; r < HCBS_OVERHEAD_RUNS; r++) {
@@ -91,10 +117,23 @@ int measure_overhead(const char *cpu_arg, struct hcbs_overhead_measurement *m, c
 {
 	int cpu, ret;
 
+	char w[512];
+
 	ret = overhead_cpu(cpu_arg, &cpu, err, errlen);
 	if (ret)
 		return ret;
-	return hcbs_overhead_measure(cpu, m, err, errlen);
+	ret = hcbs_overhead_measure(cpu, m, err, errlen);
+	if (m->signal) {
+		/* Everything is undone: say so, then die of the signal. */
+		err_line("%s", err);
+		fflush(NULL);
+		signal(m->signal, SIG_DFL);
+		raise(m->signal);
+		_exit(128 + m->signal);
+	}
+	if (!ret && overhead_warning(m, w, sizeof(w)))
+		warn_line("%s", w);
+	return ret;
 }
 
 int cmd_overhead(struct opts *o)

@@ -105,6 +105,12 @@ int resolve_target(const struct opts *o, const char *name, struct target *t)
 		return HCBS_EXIT_OK;
 	}
 	t->label = name;
+	/* No hierarchy is no container's cgroup either: exit 4, as every command. */
+	ret = hcbs_cpu_hierarchy_check(e, sizeof(e));
+	if (ret) {
+		die_line(o, name, "%s", e);
+		return ret;
+	}
 	ret = hcbs_container_cgroup(name, o->lxcpath, t->path, sizeof(t->path),
 				    &t->version, e, sizeof(e));
 	if (ret) {
@@ -116,7 +122,7 @@ int resolve_target(const struct opts *o, const char *name, struct target *t)
 
 int cgroup_root(const struct opts *o, char *root, size_t len)
 {
-	char e[HCBS_ERRLEN];
+	char e[HCBS_ERRLEN], e2[HCBS_ERRLEN];
 	int v;
 
 	if (o->cgroup) {
@@ -125,8 +131,12 @@ int cgroup_root(const struct opts *o, char *root, size_t len)
 	}
 	if (!hcbs_cpu_cgroup_root(root, len, &v, e, sizeof(e)))
 		return HCBS_EXIT_OK;
-	die_line(o, NULL, "no cpu cgroup hierarchy is mounted (%s): expected cgroup2, or cgroup v1 with the cpu controller",
-		 e);
+	/* None mounted at all: the line of get, set and the hooks. */
+	if (hcbs_cpu_hierarchy_check(e2, sizeof(e2)))
+		die_line(o, NULL, "%s", e2);
+	else
+		die_line(o, NULL, "no cpu cgroup hierarchy is mounted (%s): expected cgroup2, or cgroup v1 with the cpu controller",
+			 e);
 	return HCBS_EXIT_NOHCBS;
 }
 

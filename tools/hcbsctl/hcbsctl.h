@@ -124,8 +124,16 @@ void format_cpu_list(const int *cpus, int n, char *buf, size_t len);
 /* cmd_overhead.c: the measurement of --overhead auto and hcbsctl overhead. */
 /* @arg: a CPU number (NULL: the last online CPU); an hcbs_exit code. */
 int overhead_cpu(const char *arg, int *cpu, char *err, size_t errlen);
+/*
+ * Measure on @cpu_arg: an hcbs_exit code and @err; on success the warning
+ * of overhead_warning() on stderr.  A SIGINT, SIGTERM or SIGHUP during the
+ * measurement is not returned: once everything is undone, one line says
+ * so and the process dies of that signal (status 128 + N to a shell).
+ */
 int measure_overhead(const char *cpu_arg, struct hcbs_overhead_measurement *m, char *err,
 		     size_t errlen);
+/* Why other reservations make @m less than this machine's own figure, or NULL. */
+const char *overhead_warning(const struct hcbs_overhead_measurement *m, char *buf, size_t len);
 void print_overhead_measurement(const struct hcbs_overhead_measurement *m, const char *indent);
 void json_overhead_measurement(struct hcbs_json *j, const struct hcbs_overhead_measurement *m);
 

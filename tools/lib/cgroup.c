@@ -177,6 +177,30 @@ static bool cgroup_mount_line(char *line, int v, char **root, char **mnt)
 	return true;
 }
 
+bool hcbs_mountinfo_has_cpu_hierarchy(const char *mountinfo)
+{
+	char *copy = strdup(mountinfo), *save = NULL, *line;
+	bool found = false;
+
+	if (!copy)
+		return true;	/* cannot tell: no diagnosis */
+	for (line = strtok_r(copy, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *lc = strdup(line), *root, *mnt;
+
+		if (!lc) {
+			found = true;
+			break;
+		}
+		found = cgroup_mount_line(lc, 2, &root, &mnt);
+		free(lc);
+		if (!found)
+			found = cgroup_mount_line(line, 1, &root, &mnt);
+	}
+	free(copy);
+	return found;
+}
+
 /*
  * Find, in @mountinfo, a mount of the hierarchy (cgroup2 when @v == 2, else a
  * cgroup v1 mount whose super options contain "cpu") whose root is a prefix

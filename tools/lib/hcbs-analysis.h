@@ -276,6 +276,10 @@ struct hcbs_overhead_run {
 struct hcbs_overhead_measurement {
 	int cpu;
 	char cgroup[4096];	/* the temporary group (removed again) */
+	bool cpuset;		/* the group's cpuset held @cpu alone */
+	int reserved_groups;	/* top-level reserved groups found beside it */
+	int reserved_on_cpu;	/* ... of them, those whose servers run on @cpu */
+	int signal;		/* SIGINT, SIGTERM or SIGHUP that stopped it, or 0 */
 	struct hcbs_overhead_run run[HCBS_OVERHEAD_RUNS];
 	struct hcbs_overhead fit;
 };
@@ -284,11 +288,25 @@ void hcbs_overhead_fit(const struct hcbs_overhead_run run[HCBS_OVERHEAD_RUNS],
 		       struct hcbs_overhead *ov);
 /*
  * Measure on @cpu (about 2 s; root, cgroup v2, the hcbs kernel, 0.4 of the
- * CPU free for groups).  Returns an enum hcbs_exit code, with one line in
- * @err on failure; leaves nothing behind.
+ * CPU free for groups).  The temporary group's cpuset holds @cpu alone
+ * when the cpuset controller is available (m->cpuset), so that its
+ * reservation takes bandwidth on that CPU only.  Returns an enum hcbs_exit
+ * code, with one line in @err on failure; leaves nothing behind.
+ *
+ * SIGINT, SIGTERM and SIGHUP (unless ignored) are held while the group
+ * exists: one arriving stops the measurement, the measured process is
+ * killed and reaped, the group removed, and the signal is returned in
+ * m->signal (with HCBS_EXIT_SYSTEM and "interrupted by SIG..." in @err)
+ * for the caller to die of once it has said so.
  */
 int hcbs_overhead_measure(int cpu, struct hcbs_overhead_measurement *m, char *err,
 			  size_t errlen);
+/*
+ * The top-level reserved groups below @root: all of them into *@all, those
+ * whose reservation covers @cpu into *@on_cpu.  Their servers run beside
+ * a measurement and change what it finds.
+ */
+void hcbs_overhead_count_reserved(const char *root, int cpu, int *all, int *on_cpu);
 /* The CPU measured by default: the last online one (-1 if unreadable). */
 int hcbs_overhead_default_cpu(void);
 

@@ -205,6 +205,17 @@ bool hcbs_cgroup_is_top(const char *dir);
 int hcbs_cpu_cgroup_root(char *path, size_t len, int *version,
 			 char *err, size_t errlen);
 
+/*
+ * Is a cpu hierarchy mounted here (a cgroup2 mount, or cgroup v1 with the
+ * cpu controller, in /proc/self/mountinfo: a test build's fake /proc)?
+ * HCBS_EXIT_OK (also when mountinfo cannot be read: no diagnosis), or
+ * HCBS_EXIT_NOHCBS with "no cpu cgroup hierarchy is mounted (...):
+ * expected cgroup2, or cgroup v1 with the cpu controller" in @err, the
+ * status and line of every hcbsctl command and of both hooks for that
+ * cause, so that it is not taken for a container that does not exist.
+ */
+int hcbs_cpu_hierarchy_check(char *err, size_t errlen);
+
 /* ---- applying a reservation, with the messages an operator needs ---- */
 
 /* Exit codes of hcbsctl and of the LXC hook (documented in hcbsctl(1)). */

@@ -242,6 +242,12 @@ int hcbs_cgroup_mount_resolve(const char *mountinfo, const char *path, int versi
 int hcbs_cgroup_mount(const char *path, int version, char *mnt, size_t mlen,
 		      char *root, size_t rlen, char *err, size_t errlen);
 /*
+ * Does /proc/self/mountinfo text @mountinfo hold a cpu hierarchy: a
+ * cgroup2 mount, or a cgroup v1 one with the cpu controller?  (True when
+ * out of memory: no diagnosis then.)
+ */
+bool hcbs_mountinfo_has_cpu_hierarchy(const char *mountinfo);
+/*
  * ---- the cgroup files themselves (cgroupfs.c) ----
  *
  * Every read and write of a cgroup file goes through a directory fd

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -75,17 +76,122 @@ void hcbs_overhead_fit(const struct hcbs_overhead_run run[HCBS_OVERHEAD_RUNS],
 }
 
 /*
- * The measured process: join @dir, go to @cpu, turn SCHED_FIFO, then for
- * each series wait for a byte on @go, run its jobs and answer a byte on
- * @done.  Exits 0, or the step that failed (1 cgroup, 2 affinity, 3 policy).
+ * The signals that stop a measurement: held (blocked) while the temporary
+ * group exists, let in only while the parent waits for a series, so that
+ * whatever it was doing when one came is finished and undone in order.
+ * A signal ignored when we start (nohup, a shell's background job) stays
+ * ignored.
  */
-static void __attribute__((noreturn)) ov_child(const char *dir, int cpu, int go, int done)
+static const int ov_stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define OV_NSIG (sizeof(ov_stop_signals) / sizeof(ov_stop_signals[0]))
+static volatile sig_atomic_t ov_caught;
+
+static void ov_handler(int sig)
+{
+	ov_caught = sig;
+}
+
+struct ov_signals {
+	sigset_t held, old;
+	struct sigaction act[OV_NSIG], pipe_act;
+	bool installed[OV_NSIG];
+};
+
+static void ov_signals_hold(struct ov_signals *s)
+{
+	struct sigaction sa, ign;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = ov_handler;	/* no SA_RESTART: the wait returns EINTR */
+	sigemptyset(&sa.sa_mask);
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	ov_caught = 0;
+	sigemptyset(&s->held);
+	for (size_t i = 0; i < OV_NSIG; i++) {
+		s->installed[i] = false;
+		if (sigaction(ov_stop_signals[i], NULL, &s->act[i]) ||
+		    s->act[i].sa_handler == SIG_IGN)
+			continue;
+		sigaddset(&s->held, ov_stop_signals[i]);
+	}
+	sigprocmask(SIG_BLOCK, &s->held, &s->old);
+	for (size_t i = 0; i < OV_NSIG; i++)
+		if (sigismember(&s->held, ov_stop_signals[i]))
+			s->installed[i] = !sigaction(ov_stop_signals[i], &sa, NULL);
+	/* A measured process that died must not kill us through its pipe. */
+	sigaction(SIGPIPE, &ign, &s->pipe_act);
+}
+
+/*
+ * The caller's handlers and mask again; returns the stop signal that came
+ * (caught, or still pending), or 0.  Pending ones are taken here, before
+ * the caller's dispositions could act on them.
+ */
+static int ov_signals_release(struct ov_signals *s)
+{
+	const struct timespec zero = { 0, 0 };
+	int sig = ov_caught, x;
+
+	while ((x = sigtimedwait(&s->held, NULL, &zero)) > 0)
+		if (!sig)
+			sig = x;
+	for (size_t i = 0; i < OV_NSIG; i++)
+		if (s->installed[i])
+			sigaction(ov_stop_signals[i], &s->act[i], NULL);
+	sigaction(SIGPIPE, &s->pipe_act, NULL);
+	sigprocmask(SIG_SETMASK, &s->old, NULL);
+	return sig;
+}
+
+/*
+ * Wait for the byte of a finished series on @fd, with the stop signals let
+ * in.  1: read; 0: end of file or an error (the process is gone); -1: a
+ * stop signal came.
+ */
+static int ov_wait(int fd, const sigset_t *mask)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c;
+
+	for (;;) {
+		int n;
+
+		if (ov_caught)
+			return -1;
+		n = ppoll(&p, 1, NULL, mask);
+		if (ov_caught)
+			return -1;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return 0;
+		return read(fd, &c, 1) == 1 ? 1 : 0;
+	}
+}
+
+/*
+ * The measured process: the caller's signal dispositions back, join @dir,
+ * go to @cpu, turn SCHED_FIFO, then for each series wait for a byte on
+ * @go, run its jobs and answer a byte on @done.  Exits 0, or the step that
+ * failed (1 cgroup, 2 affinity, 3 policy).
+ */
+static void __attribute__((noreturn)) ov_child(const char *dir, int cpu, int go, int done,
+					       const struct ov_signals *s, pid_t parent)
 {
 	struct sched_param sp = { .sched_priority = OV_PRIO };
 	cpu_set_t set;
 	char c;
 
+	for (size_t i = 0; i < OV_NSIG; i++)
+		if (s->installed[i])
+			sigaction(ov_stop_signals[i], &s->act[i], NULL);
+	sigaction(SIGPIPE, &s->pipe_act, NULL);
+	sigprocmask(SIG_SETMASK, &s->old, NULL);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(0);	/* the parent is already gone: nothing to measure */
 	if (hcbs_cgroup_write(dir, "cgroup.procs", "0"))
 		_exit(1);
 	CPU_ZERO(&set);
@@ -141,16 +247,44 @@ static int usage_ns(const char *dir, uint64_t *ns, char *err, size_t errlen)
 	return 0;
 }
 
+/* Enable @ctl in @root's subtree_control unless it is: *@enabled if we did. */
+static int ov_enable(const char *root, const char *ctl, bool *enabled, char *err, size_t errlen)
+{
+	char plus[32];
+	int ret;
+
+	*enabled = false;
+	if (has_word(root, "cgroup.subtree_control", ctl))
+		return HCBS_EXIT_OK;
+	snprintf(plus, sizeof(plus), "+%s", ctl);
+	ret = hcbs_cgroup_write(root, "cgroup.subtree_control", plus);
+	if (ret) {
+		hcbs_seterr(err, errlen, "%s/cgroup.subtree_control: cannot enable %s: %s",
+			    root, ctl, strerror(-ret));
+		return ret == -EACCES || ret == -EPERM ? HCBS_EXIT_PERM : HCBS_EXIT_SYSTEM;
+	}
+	*enabled = true;
+	return HCBS_EXIT_OK;
+}
+
+void hcbs_overhead_count_reserved(const char *root, int cpu, int *all, int *on_cpu)
+{
+	*all = *on_cpu = 0;
+	hcbs_reserved_below(root, NULL, all);
+	hcbs_reserved_below_cpu(root, NULL, cpu, on_cpu);
+}
+
 int hcbs_overhead_measure(int cpu, struct hcbs_overhead_measurement *m, char *err,
 			  size_t errlen)
 {
-	int go[2] = { -1, -1 }, done[2] = { -1, -1 }, version = 0, status, ret;
-	char root[PATH_MAX], e[HCBS_ERRLEN], w[HCBS_ERRLEN];
-	bool enabled_cpu = false, made = false;
+	int go[2] = { -1, -1 }, done[2] = { -1, -1 }, version = 0, status, ret, w_ret;
+	char root[PATH_MAX], e[HCBS_ERRLEN], w[HCBS_ERRLEN], cpustr[16];
+	bool enabled_cpu = false, enabled_cpuset = false, made = false;
 	enum hcbs_rt_abi abi;
 	struct hcbs_rt to = { .runtime_us = OV_RUNTIME_US, .period_us = OV_PERIOD_US };
-	pid_t pid = -1;
-	char c;
+	struct hcbs_overhead_run runs[HCBS_OVERHEAD_RUNS];
+	struct ov_signals sig;
+	pid_t pid = -1, self;
 
 	memset(m, 0, sizeof(*m));
 	m->cpu = cpu;
@@ -169,14 +303,21 @@ int hcbs_overhead_measure(int cpu, struct hcbs_overhead_measurement *m, char *er
 		hcbs_seterr(err, errlen, "%s", e);
 		return ret;
 	}
-	if (!has_word(root, "cgroup.subtree_control", "cpu")) {
-		ret = hcbs_cgroup_write(root, "cgroup.subtree_control", "+cpu");
-		if (ret) {
-			hcbs_seterr(err, errlen, "%s/cgroup.subtree_control: cannot enable cpu: %s",
-				    root, strerror(-ret));
-			return ret == -EACCES || ret == -EPERM ? HCBS_EXIT_PERM : HCBS_EXIT_SYSTEM;
-		}
-		enabled_cpu = true;
+	/* Other groups' servers run beside the measured one: the caller warns. */
+	hcbs_overhead_count_reserved(root, cpu, &m->reserved_groups, &m->reserved_on_cpu);
+	ov_signals_hold(&sig);
+	ret = ov_enable(root, "cpu", &enabled_cpu, err, errlen);
+	if (ret)
+		goto out;
+	/*
+	 * The group's reservation is taken on the CPUs of its cpuset: on
+	 * @cpu alone when the controller is there, else on every CPU.
+	 */
+	m->cpuset = has_word(root, "cgroup.controllers", "cpuset");
+	if (m->cpuset) {
+		ret = ov_enable(root, "cpuset", &enabled_cpuset, err, errlen);
+		if (ret)
+			goto out;
 	}
 	if (snprintf(m->cgroup, sizeof(m->cgroup), "%s/hcbs-overhead-%d", root,
 		     (int)getpid()) >= (int)sizeof(m->cgroup)) {
@@ -191,6 +332,13 @@ int hcbs_overhead_measure(int cpu, struct hcbs_overhead_measurement *m, char *er
 		goto out;
 	}
 	made = true;
+	snprintf(cpustr, sizeof(cpustr), "%d", cpu);
+	if (m->cpuset && (w_ret = hcbs_cgroup_write(m->cgroup, "cpuset.cpus", cpustr))) {
+		hcbs_seterr(err, errlen, "%s/cpuset.cpus: cannot restrict the group to CPU %d: %s",
+			    m->cgroup, cpu, strerror(-w_ret));
+		ret = HCBS_EXIT_SYSTEM;
+		goto out;
+	}
 	ret = hcbs_reserve(m->cgroup, &to, NULL, NULL, e, sizeof(e), w, sizeof(w));
 	if (ret) {
 		hcbs_seterr(err, errlen, "the measurement's own reservation (%uus/%uus): %s",
@@ -203,6 +351,7 @@ int hcbs_overhead_measure(int cpu, struct hcbs_overhead_measurement *m, char *er
 		goto out;
 	}
 	fflush(NULL);
+	self = getpid();
 	pid = fork();
 	if (pid < 0) {
 		hcbs_seterr(err, errlen, "fork: %s", strerror(errno));
@@ -212,7 +361,7 @@ int hcbs_overhead_measure(int cpu, struct hcbs_overhead_measurement *m, char *er
 	if (pid == 0) {
 		close(go[1]);
 		close(done[0]);
-		ov_child(m->cgroup, cpu, go[0], done[1]);
+		ov_child(m->cgroup, cpu, go[0], done[1], &sig, self);
 	}
 	close(go[0]);
 	close(done[1]);
@@ -224,12 +373,14 @@ int hcbs_overhead_measure(int cpu, struct hcbs_overhead_measurement *m, char *er
 		ret = HCBS_EXIT_SYSTEM;
 		if (usage_ns(m->cgroup, &u0, err, errlen))
 			goto out;
-		if (write(go[1], "g", 1) != 1 || read(done[0], &c, 1) != 1)
+		if (write(go[1], "g", 1) != 1 || ov_wait(done[0], &sig.old) != 1)
 			break;
 		if (usage_ns(m->cgroup, &u1, err, errlen))
 			goto out;
 		m->run[r].charged = u1 - u0;
 	}
+	if (ov_caught)
+		goto out;
 	close(go[1]);
 	go[1] = -1;
 	if (waitpid(pid, &status, 0) != pid) {
@@ -257,7 +408,9 @@ int hcbs_overhead_measure(int cpu, struct hcbs_overhead_measurement *m, char *er
 			goto out;
 		}
 	}
-	hcbs_overhead_fit(m->run, &m->fit);
+	/* Through a copy: GCC 12's UBSan build misjudges the member's size. */
+	memcpy(runs, m->run, sizeof(runs));
+	hcbs_overhead_fit(runs, &m->fit);
 	ret = HCBS_EXIT_OK;
 out:
 	if (pid > 0) {
@@ -275,8 +428,26 @@ out:
 		for (int i = 0; i < 100 && rmdir(m->cgroup) && errno == EBUSY; i++)
 			usleep(10000);
 	}
+	if (enabled_cpuset)
+		hcbs_cgroup_write(root, "cgroup.subtree_control", "-cpuset");
 	if (enabled_cpu)
 		hcbs_cgroup_write(root, "cgroup.subtree_control", "-cpu");
+	m->signal = ov_signals_release(&sig);
+	if (m->signal) {
+		const char *name = m->signal == SIGINT ? "SIGINT" :
+				   m->signal == SIGTERM ? "SIGTERM" : "SIGHUP";
+
+		if (made && !access(m->cgroup, F_OK))
+			hcbs_seterr(err, errlen, "interrupted by %s: the measured process was killed, but %s could not be removed: rmdir it",
+				    name, m->cgroup);
+		else if (made)
+			hcbs_seterr(err, errlen, "interrupted by %s: the measured process was killed and %s removed",
+				    name, m->cgroup);
+		else
+			hcbs_seterr(err, errlen, "interrupted by %s before the temporary group was made",
+				    name);
+		ret = HCBS_EXIT_SYSTEM;
+	}
 	return ret;
 }
 

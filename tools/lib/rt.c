@@ -757,3 +757,20 @@ int hcbs_cpu_cgroup_root(char *path, size_t len, int *version,
 	free(mi);
 	return ret;
 }
+
+int hcbs_cpu_hierarchy_check(char *err, size_t errlen)
+{
+	const char *proc = hcbs_test_env("HCBS_TEST_PROC");
+	char file[4096], *mi = NULL;
+	bool mounted;
+
+	snprintf(file, sizeof(file), "%s/self/mountinfo", proc ? proc : "/proc");
+	if (hcbs_read_text(file, &mi, NULL, 0))
+		return HCBS_EXIT_OK;	/* cannot tell: the caller's own error stands */
+	mounted = hcbs_mountinfo_has_cpu_hierarchy(mi);
+	free(mi);
+	if (mounted)
+		return HCBS_EXIT_OK;
+	hcbs_seterr(err, errlen, "no cpu cgroup hierarchy is mounted (none in /proc/self/mountinfo): expected cgroup2, or cgroup v1 with the cpu controller");
+	return HCBS_EXIT_NOHCBS;
+}
