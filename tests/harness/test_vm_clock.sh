@@ -10,15 +10,17 @@
 # its CPU in both boots over 6 s (within 0.006, and 0.3 within 0.006: the
 # window's ends fall anywhere in a period, up to one budget of 30 ms in
 # 6 s), and cyclictest's wake-up latency (2000 loops of 1 ms, FIFO 95,
-# on CPU 0) has the same average and 99th percentile within 10 us, where
-# the host's clock under the same load moves them by milliseconds.  What
-# varies between two boots on this clock: where the guest's timers fall
-# against the instants the emulated devices (9p, console) answer, which
-# the host decides, and with it where the measured window falls in the
-# periods; the allowances cover that.  The worst single wake-up is
-# printed, not compared: one event landing on one of the 2000
-# wake-ups sets it (a quiet boot once measured 114 us against 26 us
-# beside busy loops, the host's load on the good side).
+# on CPU 0, device interrupts on CPU 1; three runs a boot) has the same
+# median average and 99th percentile within 10 us, where the host's
+# clock under the same load moves them by milliseconds.  What varies
+# between two boots on this clock: where the guest's timers fall against
+# the instants the emulated devices (9p, console) answer, which the host
+# decides, and with it where the measured window falls in the periods
+# and which run a burst of the guest's own background work lands in
+# (one loaded boot's single run once measured 25/31 us against 18/19
+# quiet); the allowances and the median cover that.  The worst single
+# wake-up is printed, not compared: one event landing on one of the
+# 2000 wake-ups sets it (114 us quiet against 26 us loaded once).
 # harness-timeout: 900
 . "$(dirname "$0")/lib.sh"
 need_kernel
@@ -44,20 +46,35 @@ sleep 6
 read -r t1 _ </proc/$hog/schedstat; u1=$(date +%s%N)
 awk -v a=$t0 -v b=$t1 -v c=$u0 -v d=$u1 'BEGIN { printf "share=%.5f\n", (b - a) / (d - c) }'
 kill $hog $root; wait $hog $root 2>/dev/null || true
-cyclictest -q -m -t1 -a 0 -p 95 -i 1000 -l 2000 -h 2000 2>/dev/null | awk '
-	/^[0-9]+[ \t]+[0-9]+/ { n[$1 + 0] = $2 + 0; tot += $2 }
-	/^# Avg Latencies:/ { print "avglat=" $4 + 0 }
-	/^# Max Latencies:/ { print "maxlat=" $4 + 0 }
-	END {
-		for (us = 0; us <= 2000 && tot; us++) { c += n[us]; if (c >= 0.99 * tot) break }
-		if (tot) print "p99lat=" us
-	}'
+# Device interrupts (9p, console) go to CPU 1, off the measured CPU, as
+# on an RT host, and cyclictest writes to a file read after it ends.
+# Three runs: a burst of the guest's own background work (a kworker
+# whose turn the host's timing of 9p and console answers moves) can
+# fall in one of them; the median of the three is compared.
+for f in /proc/irq/*/smp_affinity_list; do echo 1 >"$f" 2>/dev/null || true; done
+for r in 1 2 3; do
+	cyclictest -q -m -t1 -a 0 -p 95 -i 1000 -l 2000 -h 2000 >/tmp/cyclictest.$r 2>/dev/null
+	awk -v r=$r '
+		/^[0-9]+[ \t]+[0-9]+/ { n[$1 + 0] = $2 + 0; tot += $2 }
+		/^# Avg Latencies:/ { avg = $4 + 0 }
+		/^# Max Latencies:/ { max = $4 + 0 }
+		END {
+			for (us = 0; us <= 2000 && tot; us++) { c += n[us]; if (c >= 0.99 * tot) break }
+			if (tot) print "run" r "=" avg, us, max
+		}' /tmp/cyclictest.$r
+done
 GUEST
 boot() {
 	"$HARNESS_ROOT/scripts/vm-run" --clock virtual --timeout 600 --log "$HARNESS_TMP/$1.console" \
 		-- bash "$HARNESS_TMP/guest.sh" >"$HARNESS_TMP/$1.out" 2>&1
 }
 get() { sed -n "s/^$2=//p" "$HARNESS_TMP/$1.out" | tr -d '\r' | tail -1; }
+# Field $2 (1 average, 2 99th percentile, 3 worst) of the three runs:
+# their median, and all three.
+med() {
+	sed -n "s/^run[123]=//p" "$HARNESS_TMP/$1.out" | tr -d '\r' | awk -v f=$2 '{ print $f }' | sort -n | sed -n 2p
+}
+runs() { sed -n "s/^run[123]=//p" "$HARNESS_TMP/$1.out" | tr -d '\r' | awk '{ printf "%s%s/%s/%s", (NR > 1 ? ", " : ""), $1, $2, $3 }'; }
 
 boot quiet || { sed 's/^/# | /' "$HARNESS_TMP/quiet.out" | tail -30; fail "the quiet boot on the virtual clock failed"; }
 expect_in "$HARNESS_TMP/quiet.out" "^vm-run: accelerator: tcg .*clock: virtual \(QEMU -icount shift=0" \
@@ -71,15 +88,20 @@ kill "${loops[@]}" 2>/dev/null; wait "${loops[@]}" 2>/dev/null
 [ $rc = 0 ] || { sed 's/^/# | /' "$HARNESS_TMP/loaded.out" | tail -30; fail "the boot beside $(nproc) busy loops failed"; }
 
 sq=$(get quiet share) sl=$(get loaded share)
-aq=$(get quiet avglat) al=$(get loaded avglat) pq=$(get quiet p99lat) pl=$(get loaded p99lat)
-mq=$(get quiet maxlat) ml=$(get loaded maxlat)
-diag "quiet host: share $sq, cyclictest avg/p99/max $aq/$pq/$mq us; $(nproc) busy loops on the host: share $sl, $al/$pl/$ml us"
+aq=$(med quiet 1) al=$(med loaded 1) pq=$(med quiet 2) pl=$(med loaded 2)
+mq=$(med quiet 3) ml=$(med loaded 3)
+diag "quiet host: share $sq, cyclictest avg/p99/max of 3 runs $(runs quiet) us (median $aq/$pq/$mq)"
+diag "$(nproc) busy loops on the host: share $sl, cyclictest $(runs loaded) us (median $al/$pl/$ml)"
 for v in sq sl aq al pq pl mq ml; do [ -n "${!v}" ] || fail "a figure ($v) is missing from a boot's output"; done
+for b in quiet loaded; do
+	n=$(grep -c "^run[123]=" "$HARNESS_TMP/$b.out")
+	[ "$n" = 3 ] || fail "the $b boot reported $n cyclictest runs of 3"
+done
 within() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { exit !(a - b <= d && b - a <= d) }'; }
 within "$sq" "$sl" 0.006 ||
 	fail "the group's share moved with host load: $sq quiet, $sl loaded (allowed 0.006: where the 6 s window falls in a period)"
 within "$sq" 0.3 0.006 || fail "the group's share is $sq, not 0.3 within 0.006"
 within "$aq" "$al" 10 || fail "cyclictest's average latency moved with host load: $aq us quiet, $al us loaded (allowed 10 us)"
 within "$pq" "$pl" 10 || fail "cyclictest's 99th percentile moved with host load: $pq us quiet, $pl us loaded (allowed 10 us)"
-diag "the worst single wake-up ($mq us quiet, $ml us loaded) is not compared: one event among 2000 wake-ups sets it"
+diag "compared: the medians of three runs of each boot, within 10 us (a burst of the guest's own background work may fall in one run); the worst single wake-up ($mq us quiet, $ml us loaded) is not compared: one event among 2000 wake-ups sets it"
 diag "on the virtual clock the figures do not move with host load"
