@@ -246,25 +246,95 @@ static bool owner_trusted(uid_t uid)
 }
 
 #define POLICY_ACCEPTED "expected a regular file owned by root, not writable by group or others; every reservation is refused"
+#define NO_POLICY "no node policy %s: every reservation is refused until it allows them (default = refuse; see hcbs-oci-hook(1), POLICY)"
+#define POLICY_DIR_ACCEPTED "expected a directory owned by root, not writable by group or others; every reservation is refused"
+
+/* "its group", "others" or "group and others", for a mode that is writable. */
+static const char *writers(mode_t m)
+{
+	return m & S_IWGRP && m & S_IWOTH ? "group and others" : m & S_IWGRP ? "its group" : "others";
+}
+
+/*
+ * Open the directory that holds the policy, @dir, and check it as the file
+ * itself: whoever can write it can put another file in the policy's place.
+ * No symbolic link is followed; what is checked (fstat) is the fd the file
+ * is then opened from.  The fd, or -1 with @ret and one line in @err.
+ */
+static int policy_dir_open(const char *dir, const char *path, int *ret, char *err,
+			   size_t errlen)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		hcbs_seterr(err, errlen, NO_POLICY, path);
+		*ret = -ENOENT;
+		return -1;
+	}
+	if (fd < 0 && (errno == ENOTDIR || errno == ELOOP)) {
+		/* Refused either way; lstat() only says which it is. */
+		bool is_link = !lstat(dir, &st) && S_ISLNK(st.st_mode);
+
+		hcbs_seterr(err, errlen, "node policy directory %s is %s: " POLICY_DIR_ACCEPTED, dir,
+			    is_link ? "a symbolic link" : "not a directory");
+		*ret = -EINVAL;
+		return -1;
+	}
+	if (fd < 0 || fstat(fd, &st)) {
+		*ret = -errno;
+		hcbs_seterr(err, errlen, "node policy directory %s: %s", dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*ret = -EINVAL;
+	if (!owner_trusted(st.st_uid))
+		hcbs_seterr(err, errlen, "node policy directory %s is owned by uid %u: " POLICY_DIR_ACCEPTED,
+			    dir, (unsigned int)st.st_uid);
+	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+		hcbs_seterr(err, errlen, "node policy directory %s is writable by %s (mode %04o): " POLICY_DIR_ACCEPTED,
+			    dir, writers(st.st_mode), (unsigned int)(st.st_mode & 07777));
+	else
+		return fd;
+	close(fd);
+	return -1;
+}
 
 int hcbs_oci_policy_load(const char *path, struct hcbs_oci_policy *p, char *err,
 			 size_t errlen)
 {
-	char *text = NULL, e[HCBS_ERRLEN];
+	char *text = NULL, e[HCBS_ERRLEN], dir[4096];
+	const char *slash = strrchr(path, '/'), *base;
 	struct stat st;
-	int fd, ret;
+	int dfd, fd, ret;
 
 	memset(p, 0, sizeof(*p));
+	/* The directory: "." for a bare name (a test build's), "/" for "/NAME". */
+	if (!slash) {
+		snprintf(dir, sizeof(dir), ".");
+		base = path;
+	} else if ((size_t)(slash - path) >= sizeof(dir)) {
+		hcbs_seterr(err, errlen, "node policy %s: path too long", path);
+		return -ENAMETOOLONG;
+	} else {
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+		base = *(slash + 1) ? slash + 1 : ".";
+	}
+	dfd = policy_dir_open(dir, path, &ret, err, errlen);
+	if (dfd < 0)
+		return ret;
 	/*
 	 * Whoever can write the policy decides who may reserve: it is read
 	 * only when nobody but root can have written it.  No symbolic link
 	 * is followed and a FIFO cannot block us; what is checked (fstat)
 	 * is what is read.
 	 */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	close(dfd);
 	if (fd < 0 && errno == ENOENT) {
-		hcbs_seterr(err, errlen, "no node policy %s: every reservation is refused until it allows them (default = refuse; see hcbs-oci-hook(1), POLICY)",
-			    path);
+		hcbs_seterr(err, errlen, NO_POLICY, path);
 		return -ENOENT;
 	}
 	if (fd < 0 && errno == ELOOP) {
@@ -292,9 +362,7 @@ int hcbs_oci_policy_load(const char *path, struct hcbs_oci_policy *p, char *err,
 			    (unsigned int)st.st_uid);
 	else if (st.st_mode & (S_IWGRP | S_IWOTH))
 		hcbs_seterr(err, errlen, "node policy %s is writable by %s (mode %04o): " POLICY_ACCEPTED,
-			    path, st.st_mode & S_IWGRP && st.st_mode & S_IWOTH ? "group and others" :
-			    st.st_mode & S_IWGRP ? "its group" : "others",
-			    (unsigned int)(st.st_mode & 07777));
+			    path, writers(st.st_mode), (unsigned int)(st.st_mode & 07777));
 	else if ((ret = hcbs_read_fd_max(fd, path, HCBS_OCI_POLICY_MAX, &text, e, sizeof(e))))
 		hcbs_seterr(err, errlen, "node policy %s", e);
 	close(fd);

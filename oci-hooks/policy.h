@@ -49,8 +49,11 @@ int hcbs_oci_policy_parse(const char *text, const char *file, struct hcbs_oci_po
 			  char *err, size_t errlen);
 
 /*
- * Read and parse @path.  -ENOENT when there is none (the caller refuses:
- * no policy, no reservation), another -errno when it cannot be read.
+ * Read and parse @path, if it and the directory that holds it are root's
+ * and writable by nobody else (-EINVAL otherwise, with one line saying
+ * which and what is accepted).  -ENOENT when there is none (the caller
+ * refuses: no policy, no reservation), another -errno when it cannot be
+ * read.
  */
 int hcbs_oci_policy_load(const char *path, struct hcbs_oci_policy *p, char *err,
 			 size_t errlen);

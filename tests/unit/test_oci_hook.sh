@@ -365,7 +365,8 @@ ok $? "no policy file: every reservation refused, exit 5: $(cat "$T/err")"
 # $HCBS_TEST_OCI_POLICY_UID).  Anything else refuses every reservation,
 # exit 1, one line saying what is wrong and what is accepted.
 ACC="expected a regular file owned by root, not writable by group or others; every reservation is refused\$"
-HCBS_TEST_OCI_POLICY=$T pol_case "" podman 1 ": node policy $T is a directory: $ACC"
+mkdir "$T/policy.d"
+HCBS_TEST_OCI_POLICY=$T/policy.d pol_case "" podman 1 ": node policy $T/policy.d is a directory: $ACC"
 ok $? "a directory for the policy: exit 1: $(cat "$T/err")"
 echo "default = allow" >"$T/allow.conf"
 ln -sf "$T/allow.conf" "$T/link.conf"
@@ -390,8 +391,13 @@ if [ "$me" = 0 ]; then
 else
 	export HCBS_TEST_OCI_POLICY_UID=$((me + 1)) && other=$me
 fi
-HCBS_TEST_OCI_POLICY=$T/allow.conf pol_case "" podman 1 ": node policy $T/allow.conf is owned by uid $other: $ACC"
-ok $? "a policy owned by another user than root: exit 1: $(cat "$T/err")"
+if [ "$me" = 0 ]; then
+	HCBS_TEST_OCI_POLICY=$T/allow.conf pol_case "" podman 1 ": node policy $T/allow.conf is owned by uid $other: $ACC"
+	ok $? "a policy owned by another user than root: exit 1: $(cat "$T/err")"
+else
+	# The tests' uid, untrusted, owns the directory too, which is refused first.
+	n=$((n + 1)); echo "ok $n - # SKIP a file owned apart from its directory needs root"
+fi
 # Root's file is trusted even where the tests' uid is not: /etc/passwd is
 # no policy, and its first line is refused by the parser, not by its owner.
 if [ "$(stat -c %u /etc/passwd)" = 0 ] && [ $(( 0$(stat -c %a /etc/passwd) & 022 )) = 0 ]; then
@@ -402,6 +408,49 @@ else
 fi
 unset HCBS_TEST_OCI_POLICY_UID
 [ "$me" = 0 ] && chown 0 "$T/allow.conf"
+
+# The directory that holds the policy is checked as the policy itself:
+# whoever can write it can put another file in the policy's place.  It is
+# opened without following a symbolic link, and the file from that fd.
+DACC="expected a directory owned by root, not writable by group or others; every reservation is refused\$"
+PD=$T/pdir
+mkdir -m 0755 "$PD" && echo "default = allow" >"$PD/oci-hook.conf"
+HCBS_TEST_OCI_POLICY=$PD/oci-hook.conf pol_case "" podman 0
+ok $? "a good policy in a directory of mode 0755, the tests' own: read, and it allows"
+for m in 775:"its group" 757:others 777:"group and others" 1777:"group and others" 2770:"its group"; do
+	chmod "${m%%:*}" "$PD"
+	HCBS_TEST_OCI_POLICY=$PD/oci-hook.conf pol_case "" podman 1 \
+		": node policy directory $PD is writable by ${m#*:} (mode 0*${m%%:*}): $DACC"
+	ok $? "a policy directory of mode ${m%%:*}: exit 1: $(cat "$T/err")"
+done
+chmod 0755 "$PD"
+ln -s "$PD" "$T/pdir-link"
+HCBS_TEST_OCI_POLICY=$T/pdir-link/oci-hook.conf pol_case "" podman 1 \
+	": node policy directory $T/pdir-link is a symbolic link: $DACC"
+ok $? "a symbolic link to a good policy directory: exit 1: $(cat "$T/err")"
+HCBS_TEST_OCI_POLICY=$PD/oci-hook.conf/x pol_case "" podman 1 \
+	": node policy directory $PD/oci-hook.conf is not a directory: $DACC"
+ok $? "a regular file where the policy directory should be: exit 1: $(cat "$T/err")"
+HCBS_TEST_OCI_POLICY=$T/nosuch.d/oci-hook.conf pol_case "" podman 5 \
+	": no node policy $T/nosuch.d/oci-hook.conf: every reservation is refused until it allows them (default = refuse; see hcbs-oci-hook(1), POLICY)\$"
+ok $? "no policy directory: no policy, every reservation refused, exit 5: $(cat "$T/err")"
+if [ "$me" = 0 ]; then
+	chown 65534 "$PD" && other=65534
+else
+	export HCBS_TEST_OCI_POLICY_UID=$((me + 1)) && other=$me
+fi
+HCBS_TEST_OCI_POLICY=$PD/oci-hook.conf pol_case "" podman 1 \
+	": node policy directory $PD is owned by uid $other: $DACC"
+ok $? "a policy directory owned by another user than root: exit 1: $(cat "$T/err")"
+unset HCBS_TEST_OCI_POLICY_UID
+[ "$me" = 0 ] && chown 0 "$PD"
+# /etc is root's, 0755: trusted, and the file in it is then checked (and parsed).
+if [ "$(stat -c %u /etc)" = 0 ] && [ $(( 0$(stat -c %a /etc) & 022 )) = 0 ]; then
+	HCBS_TEST_OCI_POLICY=/etc/nosuch-hcbs.conf pol_case "" podman 5 ": no node policy /etc/nosuch-hcbs.conf: "
+	ok $? "a directory of root's, mode $(stat -c %a /etc): trusted, the missing file then says so: $(cat "$T/err")"
+else
+	n=$((n + 1)); echo "ok $n - # SKIP /etc is not root's 0755"
+fi
 
 # The example shipped in share/doc/hcbs/examples, installed as its header
 # says: the hook reads it, and its rules decide (a file it could not parse
