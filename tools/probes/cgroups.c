@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cgroups.h"
+#include "hcbs-rt.h"
 #include "stats.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -147,8 +148,16 @@ static int add_cgroup(struct hcbs_opts *o, const char *arg, const char *name,
 int hcbs_cgroups_select(struct hcbs_opts *o, const char *const *containers, int nr_containers,
 			const char *const *cgroups, int nr_cgroups)
 {
-	char err[HCBS_ERRLEN];
+	char err[HCBS_ERRLEN + 128];
 
+	/*
+	 * No hierarchy mounted is no container's cgroup either: exit 4, as
+	 * hcbsctl's get NAME, not 3 as for a name that does not exist.
+	 */
+	if (nr_containers && hcbs_cpu_hierarchy_check(err, sizeof(err))) {
+		hcbs_err(o, "--container %s: %s", containers[0], err);
+		return -ENOMEDIUM;
+	}
 	for (int i = 0; i < nr_containers; i++) {
 		char path[PATH_MAX];
 		int v, ret;

@@ -15,7 +15,9 @@
  * Resolve the filters into o->cg[] (containers first, then cgroups, in
  * the order given) and the hierarchy they are in; without filters, the
  * hierarchy of this process's cpu cgroup.  Prints the error; returns 0,
- * -ENOENT or -ESRCH (no such container or cgroup), or another -errno.
+ * -ENOENT or -ESRCH (no such container or cgroup), -ENOMEDIUM (no cpu
+ * cgroup hierarchy mounted, also checked before a container is looked
+ * up), or another -errno.
  */
 int hcbs_cgroups_select(struct hcbs_opts *o, const char *const *containers, int nr_containers,
 			const char *const *cgroups, int nr_cgroups);

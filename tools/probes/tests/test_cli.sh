@@ -115,6 +115,27 @@ for c in "" latency lateness servers; do
 		check "--help example: hcbstrace $ex" 0 "^$" sh "$T/example.sh"
 	done <"$T/examples"
 done
+# No cpu cgroup hierarchy mounted (a fake /proc of the test build whose
+# mountinfo has no cgroup mount): exit 4 as hcbsctl get NAME, before the
+# container is looked up, not 3 as for a name that does not exist.
+mkdir -p "$T/nomount/self"
+echo "21 1 0:19 / /proc rw - proc proc rw" >"$T/nomount/self/mountinfo"
+echo "0::/" >"$T/nomount/self/cgroup"
+for c in latency lateness servers; do
+	check "$c -c NAME with no cpu cgroup hierarchy mounted: exit 4, one line" 4 \
+		"^hcbstrace: $c: --container nosuch: no cpu cgroup hierarchy is mounted \(none in /proc/self/mountinfo\): expected cgroup2, or cgroup v1 with the cpu controller\$" \
+		env HCBS_TEST_PROC="$T/nomount" "$TESTING" $c -P "$T" -c nosuch
+done
+n=$((n + 1))
+if [ "$(env HCBS_TEST_PROC="$T/nomount" "$TESTING" latency -P "$T" -c nosuch 2>&1 | wc -l)" = 1 ]; then
+	echo "ok $n - ... and that is the only line"
+else
+	echo "not ok $n - ... and that is the only line"
+	failed=$((failed + 1))
+fi
+# With the hierarchy mounted, a name that does not exist stays exit 3.
+check "-c of no container: exit 3" 3 "^hcbstrace: latency: --container nosuch: " \
+	"$TESTING" latency -P "$T" -c nosuch
 check "the installed hcbstrace has no test switch" 1 "^$" grep -aq HCBS_TEST_PARSE_ONLY "$HCBSTRACE"
 # A cgroup v1 hierarchy of cpuset alone is not the cpu hierarchy.
 cpuset=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpuset(,|$)/ && $NF !~ /(^|,)cpu(,|$)/ { print $5; exit }' /proc/self/mountinfo)
