@@ -4,6 +4,8 @@ HCBS_ROOT=${HCBS_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 HCBS_BUILD=${HCBS_BUILD:-$HCBS_ROOT/build}
 HCBS_TMP=${HCBS_TMP:-$(mktemp -d)}
 HCBSTRACE=$HCBS_BUILD/tools/probes/hcbstrace
+# The same sources with the test switches (HCBSTRACE_FORCE_RAW_TP), never installed.
+HCBSTRACE_TESTING=$HCBS_BUILD/tools/probes/hcbstrace-testing
 PERIODIC=$HCBS_BUILD/selftests/probes/periodic
 CGROOT=${HCBS_CGROOT:-/sys/fs/cgroup}
 ntest=0 nfail=0

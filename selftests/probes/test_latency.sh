@@ -35,7 +35,7 @@ check "text output has the summary rows" grep -q "^p99.9:" "$HCBS_TMP/text"
 check "text output reports drops" grep -q "^# dropped:" "$HCBS_TMP/text"
 check "two interval tables and a total" [ "$(grep -c '^# hcbstrace latency' "$HCBS_TMP/text")" = 3 ]
 
-HCBSTRACE_FORCE_RAW_TP=1 "$HCBSTRACE" latency --comm "$name" --json -d 1s >"$HCBS_TMP/raw.json" 2>"$HCBS_TMP/raw.err"
+HCBSTRACE_FORCE_RAW_TP=1 "$HCBSTRACE_TESTING" latency --comm "$name" --json -d 1s >"$HCBS_TMP/raw.json" 2>"$HCBS_TMP/raw.err"
 check "raw_tp fallback exits 0" [ $? = 0 ]
 check "raw_tp fallback was used" grep -q raw_tp "$HCBS_TMP/raw.err"
 check "raw_tp fallback sees samples" \

@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_setup.h"
+#include "hcbs.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON	38
@@ -80,8 +81,8 @@ bool hcbs_tp_btf_works(const char *tp)
 	char name[128];
 	int id, fd;
 
-	/* For tests of the fallback. */
-	if (getenv("HCBSTRACE_FORCE_RAW_TP"))
+	/* For tests of the fallback, in the test build only. */
+	if (hcbs_test_env("HCBSTRACE_FORCE_RAW_TP"))
 		return false;
 	if (!btf)
 		return false;

@@ -166,5 +166,13 @@ if "$HCBSTRACE" latency -q -d 100ms >/dev/null 2>&1; then
 else
 	n=$((n + 1)); echo "ok $n - SIGINT ends a long interval # SKIP cannot load BPF here (not root or no BTF)"
 fi
+# The installed program compiles in no test switch; the test build does.
+n=$((n + 1))
+if ! grep -aq HCBSTRACE_FORCE_RAW_TP "$HCBSTRACE" && grep -aq HCBSTRACE_FORCE_RAW_TP "$TESTING"; then
+	echo "ok $n - HCBSTRACE_FORCE_RAW_TP is only in the test build"
+else
+	echo "not ok $n - HCBSTRACE_FORCE_RAW_TP: in hcbstrace $(grep -ac HCBSTRACE_FORCE_RAW_TP "$HCBSTRACE"), in hcbstrace-testing $(grep -ac HCBSTRACE_FORCE_RAW_TP "$TESTING")"
+	failed=$((failed + 1))
+fi
 echo "1..$n"
 [ $failed = 0 ]
