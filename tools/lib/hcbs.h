@@ -218,6 +218,15 @@ int hcbs_read_fd_max(int fd, const char *name, size_t max, char **text, char *er
 		     size_t errlen);
 
 /*
+ * Parse a CPU list ("0-3,6\n") into @cpus (at most @max stored; may be
+ * NULL).  Returns how many CPUs it names, or -EINVAL.
+ */
+int hcbs_parse_cpulist(const char *s, int *cpus, int max);
+
+/* Online CPUs (from /sys/devices/system/cpu/online); @cpus may be NULL. */
+int hcbs_online_cpus(int *cpus, int max);
+
+/*
  * The pure part of hcbs_cgroup_of_pid(), for tests and for callers that
  * already hold the texts: resolve the contents of a /proc/PID/cgroup file
  * against the contents of a /proc/self/mountinfo file.  A cgroup v1

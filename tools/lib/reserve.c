@@ -17,64 +17,6 @@
 #include "hcbs.h"
 #include "hcbs-rt.h"
 
-#define HCBS_CPU_NUM_MAX 65535
-
-int hcbs_parse_cpulist(const char *s, int *cpus, int max)
-{
-	const char *p = s;
-	int n = 0;
-
-	while (*p && *p != '\n') {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-
-		/*
-		 * NR_CPUS is at most 8192: a larger number is no CPU, and a
-		 * range up to LONG_MAX overflowed i++ below (found by
-		 * tests/fuzz/fuzz_rt) or counted for ever.
-		 */
-		if (end == p || a < 0 || a > HCBS_CPU_NUM_MAX)
-			return -EINVAL;
-		if (*end == '-') {
-			const char *q = end + 1;
-
-			b = strtol(q, &end, 10);
-			if (end == q || b < a || b > HCBS_CPU_NUM_MAX)
-				return -EINVAL;
-		}
-		for (long i = a; i <= b; i++) {
-			if (cpus && n < max)
-				cpus[n] = (int)i;
-			n++;
-		}
-		if (*end == ',')
-			end++;
-		else if (*end && *end != '\n')
-			return -EINVAL;
-		p = end;
-	}
-	return n;
-}
-
-int hcbs_online_cpus(int *cpus, int max)
-{
-	char *text = NULL;
-	int n;
-
-	if (hcbs_read_text("/sys/devices/system/cpu/online", &text, NULL, 0) ||
-	    (n = hcbs_parse_cpulist(text, cpus, max)) <= 0) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-
-		free(text);
-		for (n = 0; n < c; n++)
-			if (cpus && n < max)
-				cpus[n] = n;
-		return n;
-	}
-	free(text);
-	return n;
-}
-
 /*
  * What the top-level groups may take in all, per CPU, without a root
  * share: the global limit minus the largest fair server.

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cgroups.h"
+#include "messages.h"
 #include "stats.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
