@@ -784,6 +784,16 @@ echo "0::/lxc.payload.c1" >"$PROC/4242/cgroup"
 SH() { env LXC_PID=4242 LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 "$@"; }
 run 0 $WRAP "$HOOK" --help && grep -q 'lxc.hook.start-host' "$T/out"
 ok $? "hook --help"
+# --version: "hcbs-hook VERSION" with hcbsctl's version; even as a start-host
+# hook it reserves nothing and records no state.
+ver=$(H --version | sed -n 's/^hcbsctl //p')
+snapshot before
+run 0 SH $WRAP "$HOOK" --version && [ "$(cat "$T/out")" = "hcbs-hook $ver" ] && [ ! -s "$T/err" ] && unchanged
+ok $? "hook --version: 'hcbs-hook $ver' as hcbsctl --version, nothing reserved: $(cat "$T/out")"
+run 0 $WRAP "$HOOK" -V && [ "$(cat "$T/out")" = "hcbs-hook $ver" ]
+ok $? "hook -V is --version"
+$WRAP "$HOOK" --help | grep -q -- '-V, --version'
+ok $? "hook --help names --version"
 run 1 env -u LXC_HOOK_TYPE LXC_NAME=c1 $WRAP "$HOOK" --reserve 8ms/18ms && one_line_err
 ok $? "hook without a hook type: exit 1: $(cat "$T/err")"
 run 1 env LXC_HOOK_VERSION=0 $WRAP "$HOOK" --reserve 8/18 c1 lxc pre-start && one_line_err && grep -q 'c1: pre-start' "$T/err"

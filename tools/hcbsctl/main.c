@@ -10,10 +10,6 @@
 
 #include "hcbsctl.h"
 
-#ifndef HCBS_VERSION
-#define HCBS_VERSION "unknown"
-#endif
-
 static void usage(FILE *f)
 {
 	fputs(
