@@ -3,7 +3,8 @@
  * The generic helpers every other file of the library and every tool may
  * call, which call nothing else of the library: the size and process-id
  * arguments of the command lines and of the LXC hook's environment, growing
- * arrays, one-line messages (hcbs_seterr(), the hooks' messages), bounded
+ * arrays, one-line messages (hcbs_seterr(), the hooks' messages, the notes
+ * of hcbsctl --verbose), bounded
  * reads of text files, and CPU lists (the online CPUs).
  * Like the duration grammar (duration.c): decimal digits only, no sign,
  * blank or base prefix, and a value that does not fit is refused, never
@@ -225,6 +226,31 @@ const char *hcbs_vescapef(char *buf, size_t len, const char *fmt, va_list ap)
 
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	return hcbs_printable(raw, sizeof(raw), buf, len);
+}
+
+static void (*note_fn)(const char *line);
+
+void hcbs_set_notes(void (*fn)(const char *line))
+{
+	note_fn = fn;
+}
+
+bool hcbs_notes_on(void)
+{
+	return note_fn != NULL;
+}
+
+void hcbs_notef(const char *fmt, ...)
+{
+	char line[4096];
+	va_list ap;
+
+	if (!note_fn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	note_fn(line);
 }
 
 void hcbs_seterr(char *err, size_t errlen, const char *fmt, ...)
