@@ -75,6 +75,8 @@ static void usage(FILE *f)
 "  --period P           ... at this period (see hcbsctl analyze)\n"
 "  --state-dir DIR      where start-host remembers the cgroup for stop\n"
 "                       (default " DEFAULT_STATE_DIR ")\n"
+"  -h, --help           this help\n"
+"  -V, --version        print the version (hcbs-hook " HCBS_VERSION ") and exit\n"
 "\n"
 "Example container configuration:\n"
 "  lxc.hook.version = 1\n"
@@ -280,6 +282,7 @@ int main(int argc, char **argv)
 		{ "period", required_argument, NULL, 'p' },
 		{ "state-dir", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *reserve = NULL, *taskset = NULL, *period = NULL, *ver;
@@ -294,7 +297,7 @@ int main(int argc, char **argv)
 	g_type = getenv("LXC_HOOK_TYPE") ? getenv("LXC_HOOK_TYPE") : "?";
 	opterr = 0;
 	/* '+': stop at the first non-option, LXC's appended "NAME lxc TYPE". */
-	while ((c = getopt_long(argc, argv, "+r:t:p:s:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+r:t:p:s:hV", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'r': reserve = optarg; break;
 		case 't': taskset = optarg; break;
@@ -302,6 +305,9 @@ int main(int argc, char **argv)
 		case 's': state_dir = optarg; break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("hcbs-hook %s\n", HCBS_VERSION);
 			return 0;
 		default:
 			say(LOG_ERR, "bad option '%s' (see hcbs-hook --help)", argv[optind - 1]);

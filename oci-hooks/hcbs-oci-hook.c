@@ -86,6 +86,8 @@ static void usage(FILE *f)
 "\n"
 "  --taskset-dir DIR      where hcbs.taskset names a file (default\n"
 "                         " DEFAULT_TASKSET_DIR "); NAME has no '/'\n"
+"  -h, --help             this help\n"
+"  -V, --version          print the version (hcbs-oci-hook " HCBS_VERSION ") and exit\n"
 "\n"
 "Example (podman, with the hooks.d file installed):\n"
 "  podman run --annotation hcbs.reservation=8ms/18ms IMAGE\n"
@@ -658,6 +660,7 @@ int main(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "taskset-dir", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *tsdir = DEFAULT_TASKSET_DIR;
@@ -666,13 +669,16 @@ int main(int argc, char **argv)
 
 	openlog("hcbs-oci-hook", LOG_PID, LOG_DAEMON);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+d:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:hV", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			tsdir = optarg;
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("hcbs-oci-hook %s\n", HCBS_VERSION);
 			return 0;
 		default:
 			say(LOG_ERR, "bad option '%s' (see hcbs-oci-hook --help)",

@@ -47,6 +47,12 @@ valid_json() {
 	v=$(python3 "$VALIDATE" "$SCHEMA" --fallback <"$T/out") || { echo "# $v"; return 1; }
 }
 
+# json_is EXPR: the Python expression over the document d ($T/out) holds;
+# sys.argv[2] is $T/err.
+json_is() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($1) else 1)" "$T/out" "$T/err"
+}
+
 # --- the fake kernel ---------------------------------------------------------
 CG=$T/cg SYS=$T/sys FS=$T/fs
 mkgroup() {	# mkgroup DIR [rt.max contents]

@@ -24,7 +24,7 @@ run 0 H --version && grep -qE '^hcbsctl [0-9]' "$T/out"
 ok $? "--version"
 snapshot before
 for args in "" "frobnicate" "--bogus list" "set" "get" "set c1" "set a b c" "-P" \
-	    "--cgroup $C1 set c1 8ms/18ms" "--json --cgroup $C1 set 8ms/18ms" \
+	    "--cgroup $C1 set c1 8ms/18ms" "-q -v --cgroup $C1 set 8ms/18ms" \
 	    "list extra" "analyze" "--cgroup $C1 set --period 18ms 8ms/18ms"; do
 	# shellcheck disable=SC2086
 	run 1 H $args && one_line_err && [ ! -s "$T/out" ]
@@ -49,6 +49,62 @@ while read -r ex; do
 	case " $want " in *" $rc "*) ok 0 "--help example: hcbsctl $ex" ;;
 	*) ok 1 "--help example: hcbsctl $ex: exit $rc (want $want)" ;; esac
 done <"$T/examples"
+
+# --- -q, -v, and --json for set/unset and for every failure -----------------
+run 0 H -q --cgroup "$C1" set 8ms/18ms && [ ! -s "$T/out" ] && [ ! -s "$T/err" ] &&
+	[ "$(cat "$C1/cpu.rt.max")" = "8000 18000" ]
+ok $? "set -q: written, nothing on stdout or stderr"
+run 0 H --quiet --cgroup "$C1" unset && [ ! -s "$T/out" ] && [ "$(cat "$C1/cpu.rt.max")" = "max 18000" ]
+ok $? "unset --quiet: written, nothing on stdout"
+H --cgroup "$C1" set 8ms/18ms >"$T/plain" 2>/dev/null; H --cgroup "$C1" unset >/dev/null 2>&1
+run 0 H -v --cgroup "$C1" set 8ms/18ms && cmp -s "$T/out" "$T/plain" &&
+	grep -qx "hcbsctl: set: wrote '8000 18000' to $C1/cpu.rt.max" "$T/err" &&
+	grep -q "^hcbsctl: set: $C1: from max/18ms to 8ms/18ms$" "$T/err" &&
+	grep -q '^hcbsctl: set: admission: 0\.[0-9]* CPU per CPU available under the global limit.*; 0.444 requested$' "$T/err"
+ok $? "set -v: the same stdout; on stderr the change, the admission figures, the write: $(tr '\n' '|' <"$T/err")"
+run 0 H --verbose --cgroup "$C1" set 8ms/18ms && grep -q "^hcbsctl: set: $C1: already 8ms/18ms: nothing written$" "$T/err"
+ok $? "set -v of the value it has: says nothing is written: $(tr '\n' '|' <"$T/err")"
+run 0 H --json --cgroup "$C1" set 9ms/18ms && valid_json &&
+	json_is 'd["command"] == "set" and d["name"] is None and d["cgroup"] == "'"$C1"'" and d["reservation"]["runtime_us"] == 9000 and d["root_share"] is False and d["taskset"] is None'
+ok $? "set --json: the reservation set, schema-valid"
+run 0 H --json --cgroup "$C1" set --taskset "$T/vbbu.ts" --period 18ms && valid_json &&
+	json_is 'd["taskset"]["runtime_ns"] == d["reservation"]["runtime_us"] * 1000 and d["taskset"]["period_ns"] == 18000000 and d["taskset"]["overhead"] is None and d["taskset"]["measurement"] is None'
+ok $? "set --json --taskset: what the task set needs, schema-valid: $(cat "$C1/cpu.rt.max")"
+run 0 H --json --cgroup "$C1" unset && valid_json && json_is 'd["command"] == "unset" and d["reservation"]["max"] is True'
+ok $? "unset --json: max, schema-valid"
+run 0 H -q analyze "$T/vbbu.ts" --reservation 8ms/18ms && [ ! -s "$T/out" ]
+ok $? "analyze -q, schedulable: exit 0, nothing printed"
+run 6 H -q analyze "$T/vbbu.ts" --reservation 1ms/18ms && [ ! -s "$T/out" ]
+ok $? "analyze -q, not schedulable: exit 6, nothing printed"
+# With --json, every failure prints the error document on stdout (the
+# line of stderr, the exit status, the command), and changes nothing.
+snapshot before
+# COMMAND-IN-THE-DOCUMENT|ARGUMENTS
+while IFS='|' read -r want args; do
+	# shellcheck disable=SC2086
+	run x H --json $args
+	[ "$rc" != 0 ] && one_line_err && valid_json && unchanged &&
+		json_is 'd["error"]["exit_status"] == '"$rc"' and "hcbsctl: " + d["error"]["message"] == open(sys.argv[2]).read().strip() and d["command"] == '"$want"
+	ok $? "--json $args: exit $rc, the error document: $(tr -d '\n ' <"$T/out" | cut -c1-160)"
+done <<EOF
+"get"|get nosuch
+"set"|set nosuch 8ms/18ms
+"unset"|unset nosuch
+"list"|-P $T/nolxc list
+"free"|--cgroup $T/nocg free
+"analyze"|analyze $T/nosuch.ts --period 18ms
+"overhead"|overhead 99999
+"set"|--cgroup $C1 set 20ms/18ms
+"get"|--cgroup $C1 get --period 1ms
+None|-q --cgroup $C1 set 8ms/18ms
+"get"|get
+None|frobnicate
+None|--bogus get c1
+None|get c1 --bogus
+None|-P
+None|help set extra
+EOF
+echo "max 1000000" >"$C1/cpu.rt.max"
 
 # --- set/get/unset on a cgroup ----------------------------------------------
 run 0 H --cgroup "$C1" set 8ms/18ms && [ "$(cat "$C1/cpu.rt.max")" = "8000 18000" ]
@@ -466,8 +522,9 @@ for c in "abc" "max" "500000" "max 0" "600000 500000" "1 2 3" "-1 1000000" ""; d
 		grep -q "hcbsctl: free: $SH/cpu.rt.max: unexpected content '$c': expected 'max PERIOD' or 'RUNTIME PERIOD' in microseconds, RUNTIME <= PERIOD" "$T/err"
 	ok $? "free, malformed root cpu.rt.max '$c': exit 7, one line: $(cat "$T/err")"
 done
-run 7 H --json --cgroup "$SH" free && one_line_err && [ ! -s "$T/out" ]
-ok $? "free --json, malformed root cpu.rt.max: exit 7, no JSON"
+run 7 H --json --cgroup "$SH" free && one_line_err && valid_json &&
+	json_is 'd["command"] == "free" and d["error"]["exit_status"] == 7 and "hcbsctl: " + d["error"]["message"] == open(sys.argv[2]).read().strip()'
+ok $? "free --json, malformed root cpu.rt.max: exit 7, the error document with the line of stderr"
 echo "garbage 1000000" >"$SH/cpu.rt.max"
 snapshot before
 share_refused 16 "$SH/new" 300ms/1s &&
@@ -784,6 +841,16 @@ echo "0::/lxc.payload.c1" >"$PROC/4242/cgroup"
 SH() { env LXC_PID=4242 LXC_HOOK_VERSION=1 LXC_HOOK_TYPE=start-host LXC_NAME=c1 "$@"; }
 run 0 $WRAP "$HOOK" --help && grep -q 'lxc.hook.start-host' "$T/out"
 ok $? "hook --help"
+# --version: "hcbs-hook VERSION" with hcbsctl's version; even as a start-host
+# hook it reserves nothing and records no state.
+ver=$(H --version | sed -n 's/^hcbsctl //p')
+snapshot before
+run 0 SH $WRAP "$HOOK" --version && [ "$(cat "$T/out")" = "hcbs-hook $ver" ] && [ ! -s "$T/err" ] && unchanged
+ok $? "hook --version: 'hcbs-hook $ver' as hcbsctl --version, nothing reserved: $(cat "$T/out")"
+run 0 $WRAP "$HOOK" -V && [ "$(cat "$T/out")" = "hcbs-hook $ver" ]
+ok $? "hook -V is --version"
+$WRAP "$HOOK" --help | grep -q -- '-V, --version'
+ok $? "hook --help names --version"
 run 1 env -u LXC_HOOK_TYPE LXC_NAME=c1 $WRAP "$HOOK" --reserve 8ms/18ms && one_line_err
 ok $? "hook without a hook type: exit 1: $(cat "$T/err")"
 run 1 env LXC_HOOK_VERSION=0 $WRAP "$HOOK" --reserve 8/18 c1 lxc pre-start && one_line_err && grep -q 'c1: pre-start' "$T/err"
@@ -943,12 +1010,12 @@ for cmd in get unset "set 8ms/18ms"; do
 	ok $? "--cgroup on a plain directory: $cmd says 'not a cgroup', exit 3: $(cat "$T/err")"
 done
 for a in "list --taskset x" "list --period 1ms" "get c1 --period 1ms" "analyze x --cgroup $C1" "free --lxcpath /" \
-	 "--cgroup $C1 unset --json" "--cgroup $C1 set 8ms/18ms --order rm"; do
+	 "--cgroup $C1 get -q" "-q list" "--quiet free" "-q overhead" "--cgroup $C1 set 8ms/18ms --order rm"; do
 	# shellcheck disable=SC2086
 	run 1 H $a && one_line_err && grep -qE "does not apply to|is for --taskset" "$T/err"
 	ok $? "an option that does not apply is refused: hcbsctl $a: $(cat "$T/err")"
 done
-run 0 H help set && grep -q '^Usage: hcbsctl \[-P LXCPATH\] set NAME RUNTIME/PERIOD' "$T/out"
+run 0 H help set && grep -q '^Usage: hcbsctl \[-P LXCPATH\] \[-q|-v|--json\] set NAME RUNTIME/PERIOD' "$T/out"
 ok $? "help set shows set's usage"
 run 0 H help free && grep -q "the root group's share" "$T/out"
 ok $? "help free says what free is measured against"

@@ -111,7 +111,7 @@ run 1 D doctor extra && one_line_err
 ok $? "doctor takes no argument: exit 1: $(cat "$T/err")"
 run 1 D --cgroup "$CG" doctor && one_line_err && grep -q -- '--cgroup does not apply to doctor' "$T/err"
 ok $? "doctor takes no --cgroup: exit 1"
-run 0 D help doctor && grep -q '^Usage: hcbsctl \[--json\] doctor' "$T/out" && grep -q 'Exit 0 when every check is ok, 8 with warnings, 9 when one fails' "$T/out"
+run 0 D help doctor && grep -q '^Usage: hcbsctl \[-q|--json\] doctor' "$T/out" && grep -q 'Exit 0 when every check is ok, 8 with warnings, 9 when one fails' "$T/out"
 ok $? "help doctor"
 
 # --- each check, off the ready machine -------------------------------------------

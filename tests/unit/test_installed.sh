@@ -25,6 +25,13 @@ for b in "$HCBSCTL" "$HOOK" "$OCIHOOK"; do
 	ok $? "$(basename "$b") holds no test switch (names looked for in the binary:$found)"
 done
 
+# --version: one line, "PROGRAM VERSION", the same version for all three.
+ver=$("$HCBSCTL" --version | sed -n 's/^hcbsctl \([0-9][0-9.]*\)$/\1/p')
+for b in "$HOOK" "$OCIHOOK"; do
+	run 0 $WRAP "$b" --version </dev/null && [ "$(cat "$T/out")" = "$(basename "$b") $ver" ]
+	ok $? "$(basename "$b") --version: '$(cat "$T/out")', hcbsctl's version '$ver'"
+done
+
 # Every switch set, as cli-lib.sh does for the test builds, and more.
 ID=0123456789abcdef0123
 mkgroup "$CG/libpod_parent"

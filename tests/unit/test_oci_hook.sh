@@ -65,6 +65,15 @@ reset_c1() { echo "max 1000000" >"$CT/cpu.rt.max"; }
 # --- help and arguments ----------------------------------------------------------
 run 0 $WRAP "$OCIHOOK" --help && grep -q 'hcbs.reservation=Q/P' "$T/out" && grep -q 'createRuntime' "$T/out"
 ok $? "--help names the annotations and the stage"
+# --version: "hcbs-oci-hook VERSION" with hcbsctl's version, stdin not read
+# (/dev/zero would be refused as too large, or never end).
+ver=$("$HCBSCTL" --version | sed -n 's/^hcbsctl //p')
+run 0 timeout 20 $WRAP "$OCIHOOK" --version </dev/zero && [ "$(cat "$T/out")" = "hcbs-oci-hook $ver" ] && [ ! -s "$T/err" ]
+ok $? "--version: 'hcbs-oci-hook $ver' as hcbsctl --version, stdin not read: $(cat "$T/out")"
+run 0 timeout 20 $WRAP "$OCIHOOK" -V </dev/zero && [ "$(cat "$T/out")" = "hcbs-oci-hook $ver" ]
+ok $? "-V is --version"
+$WRAP "$OCIHOOK" --help | grep -q -- '-V, --version'
+ok $? "--help names --version"
 run 1 $WRAP "$OCIHOOK" --bogus </dev/null && one_line && grep -q "bad option '--bogus'" "$T/err"
 ok $? "an unknown option: exit 1: $(cat "$T/err")"
 run 1 $WRAP "$OCIHOOK" createRuntime </dev/null && one_line && grep -q "unexpected argument 'createRuntime'" "$T/err"

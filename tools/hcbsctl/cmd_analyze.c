@@ -278,7 +278,7 @@ static void json_multi(struct hcbs_json *j, const struct analysis *a, const stru
 static int print_json(const char *file, const struct analysis *a,
 		      const struct answer *r)
 {
-	struct hcbs_json *j = hcbs_json_new(stdout);
+	struct hcbs_json *j = json_open();
 
 	if (!j)
 		return -ENOMEM;
@@ -403,7 +403,7 @@ static int print_json(const char *file, const struct analysis *a,
 	hcbs_json_object_end(j);
 	json_multi(j, a, r);
 	hcbs_json_object_end(j);
-	return hcbs_json_free(j);
+	return json_close(j);
 }
 
 /* Global and partitioned fixed priorities on the m CPUs. */
@@ -798,7 +798,8 @@ int cmd_analyze(struct opts *o)
 	if (o->json) {
 		if (print_json(file, &a, &r))
 			ret = HCBS_EXIT_SYSTEM;
-	} else {
+	} else if (verbosity != VERBOSITY_QUIET) {
+		/* -q: the exit status is the verdict. */
 		print_text(file, &a, &r);
 	}
 

@@ -879,7 +879,7 @@ static void check_smt(struct doctor *d)
 
 static int print_json(const struct doctor *d, enum status worst, const int *count)
 {
-	struct hcbs_json *j = hcbs_json_new(stdout);
+	struct hcbs_json *j = json_open();
 
 	if (!j)
 		return HCBS_EXIT_SYSTEM;
@@ -916,7 +916,7 @@ static int print_json(const struct doctor *d, enum status worst, const int *coun
 	}
 	hcbs_json_array_end(j);
 	hcbs_json_object_end(j);
-	return hcbs_json_free(j) ? HCBS_EXIT_SYSTEM : HCBS_EXIT_OK;
+	return json_close(j);
 }
 
 static void print_text(const struct doctor *d, enum status worst, const int *count)
@@ -924,11 +924,16 @@ static void print_text(const struct doctor *d, enum status worst, const int *cou
 	for (int i = 0; i < d->n; i++) {
 		const struct check *c = &d->c[i];
 
+		/* -q: what needs doing, and nothing when nothing does. */
+		if (verbosity == VERBOSITY_QUIET && c->st == ST_OK)
+			continue;
 		printf("%-5s %-17s %s", status_name[c->st], c->name, c->found);
 		if (c->fix[0])
 			printf("; fix: %s", c->fix);
 		putchar('\n');
 	}
+	if (verbosity == VERBOSITY_QUIET)
+		return;
 	printf("\n%s: %d ok, %d warn, %d fail\n",
 	       worst == ST_FAIL ? "not ready for reservations" :
 	       worst == ST_WARN ? "ready for reservations, with warnings" :
@@ -949,8 +954,10 @@ int cmd_doctor(struct opts *o)
 	d.cmdline = slurp(&d, "/proc/cmdline");
 	if (!d.cmdline)
 		d.cmdline = strdup("");
-	if (!d.cmdline)
+	if (!d.cmdline) {
+		die_line(o, NULL, "out of memory");
 		return HCBS_EXIT_SYSTEM;
+	}
 	find_cgroup_root(&d);
 	d.hcbs = d.cgroot[0] && hcbs_tree_has_hcbs(d.cgroot);
 	if (d.cgroot[0])

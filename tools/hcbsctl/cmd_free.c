@@ -175,7 +175,7 @@ static void json_share(struct hcbs_json *j, const struct free_report *r)
 
 static int print_json(const struct free_report *r)
 {
-	struct hcbs_json *j = hcbs_json_new(stdout);
+	struct hcbs_json *j = json_open();
 
 	if (!j)
 		return HCBS_EXIT_SYSTEM;
@@ -241,7 +241,7 @@ static int print_json(const struct free_report *r)
 	}
 	hcbs_json_array_end(j);
 	hcbs_json_object_end(j);
-	return hcbs_json_free(j) ? HCBS_EXIT_SYSTEM : HCBS_EXIT_OK;
+	return json_close(j);
 }
 
 static void print_share(const struct free_report *r)

@@ -79,7 +79,7 @@ int cmd_get(struct opts *o)
 		return HCBS_EXIT_OK;
 	}
 
-	struct hcbs_json *j = hcbs_json_new(stdout);
+	struct hcbs_json *j = json_open();
 
 	if (!j)
 		return HCBS_EXIT_SYSTEM;
@@ -104,5 +104,5 @@ int cmd_get(struct opts *o)
 	hcbs_json_key(j, "stat");
 	json_stat(j, &st);
 	hcbs_json_object_end(j);
-	return hcbs_json_free(j) ? HCBS_EXIT_SYSTEM : HCBS_EXIT_OK;
+	return json_close(j);
 }

@@ -206,7 +206,7 @@ static int list_cgroups(struct opts *o)
 	int ret = find_reserved(o, root, sizeof(root), &rows);
 
 	if (!ret && o->json) {
-		struct hcbs_json *j = hcbs_json_new(stdout);
+		struct hcbs_json *j = json_open();
 
 		if (!j) {
 			ret = HCBS_EXIT_SYSTEM;
@@ -220,8 +220,7 @@ static int list_cgroups(struct opts *o)
 			hcbs_json_array_end(j);
 			json_cgroups(j, root, &rows);
 			hcbs_json_object_end(j);
-			if (hcbs_json_free(j))
-				ret = HCBS_EXIT_SYSTEM;
+			ret = json_close(j);
 		}
 	} else if (!ret) {
 		print_cgroups(root, &rows);
@@ -321,7 +320,7 @@ int cmd_list(struct opts *o)
 		fill(o, cs[i], &rows[i]);
 	}
 	if (o->json) {
-		struct hcbs_json *j = hcbs_json_new(stdout);
+		struct hcbs_json *j = json_open();
 
 		if (!j) {
 			ret = HCBS_EXIT_SYSTEM;
@@ -357,8 +356,7 @@ int cmd_list(struct opts *o)
 		hcbs_json_array_end(j);
 		json_cgroups(j, root, &cgs);
 		hcbs_json_object_end(j);
-		if (hcbs_json_free(j))
-			ret = HCBS_EXIT_SYSTEM;
+		ret = json_close(j);
 	} else {
 		printf("%-20s %-8s %-16s %-8s %-10s %-12s %s\n", "NAME", "STATE", "RESERVATION",
 		       "BW/CPU", "CPUS", "USAGE(us)", "THROTTLED");

@@ -153,11 +153,9 @@ int cmd_overhead(struct opts *o)
 		printf("use: hcbsctl analyze FILE --period P --overhead auto, or --overhead with the figures above\n");
 		return HCBS_EXIT_OK;
 	}
-	j = hcbs_json_new(stdout);
-	if (!j) {
-		die_line(o, NULL, "out of memory");
+	j = json_open();
+	if (!j)
 		return HCBS_EXIT_SYSTEM;
-	}
 	hcbs_json_object_begin(j);
 	json_header(j, "overhead");
 	hcbs_json_key(j, "measurement");
@@ -170,5 +168,5 @@ int cmd_overhead(struct opts *o)
 	hcbs_json_double(j, m.fit.centi_percent / 100.0);
 	hcbs_json_object_end(j);
 	hcbs_json_object_end(j);
-	return hcbs_json_free(j) ? HCBS_EXIT_SYSTEM : HCBS_EXIT_OK;
+	return json_close(j);
 }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* hcbsctl: messages, target resolution, shared JSON pieces. */
+/*
+ * hcbsctl: messages (errors, warnings, -v notes), target resolution, the
+ * JSON documents' shared pieces and the error document.
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,17 +15,99 @@
 
 #include "hcbsctl.h"
 
+int verbosity = VERBOSITY_NORMAL;
+
+/* The first error line (without "hcbsctl: "), for json_error(). */
+static char first_error[4096 + 1024];
+static bool json_printed;
+static const char *note_cmd;
+
 /*
  * "hcbsctl: HEAD: MSG" or "hcbsctl: MSG", one line on stderr: container
- * names, paths and files' contents escaped (hcbs_printable()).
+ * names, paths and files' contents escaped (hcbs_printable()).  An
+ * @error line is remembered for the JSON error document.
  */
-static void vline(const char *head, const char *fmt, va_list ap)
+static void vline(const char *head, bool error, const char *fmt, va_list ap)
 {
-	char msg[4096], h[1024];
+	char msg[4096], h[1024], line[sizeof(first_error)];
 
 	hcbs_vescapef(msg, sizeof(msg), fmt, ap);
-	fprintf(stderr, "hcbsctl: %s%s%s\n", head ? hcbs_printable(head, SIZE_MAX, h, sizeof(h)) : "",
-		head ? ": " : "", msg);
+	snprintf(line, sizeof(line), "%s%s%s",
+		 head ? hcbs_printable(head, SIZE_MAX, h, sizeof(h)) : "", head ? ": " : "", msg);
+	fprintf(stderr, "hcbsctl: %s\n", line);
+	if (error && !first_error[0])
+		snprintf(first_error, sizeof(first_error), "%s", line);
+}
+
+void note_line(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbosity < VERBOSITY_VERBOSE)
+		return;
+	va_start(ap, fmt);
+	vline(note_cmd, false, fmt, ap);
+	va_end(ap);
+}
+
+static void lib_note(const char *line)
+{
+	note_line("%s", line);
+}
+
+void verbose_begin(const char *cmd)
+{
+	note_cmd = cmd;
+	verbosity = VERBOSITY_VERBOSE;
+	hcbs_set_notes(lib_note);
+}
+
+struct hcbs_json *json_open(void)
+{
+	struct hcbs_json *j = hcbs_json_new(stdout);
+
+	if (!j)
+		err_line("out of memory for the JSON document");
+	return j;
+}
+
+int json_close(struct hcbs_json *j)
+{
+	if (hcbs_json_free(j)) {
+		err_line("the JSON document could not be written to the standard output");
+		return HCBS_EXIT_SYSTEM;
+	}
+	json_printed = true;
+	return HCBS_EXIT_OK;
+}
+
+void json_error(const char *cmd, int status)
+{
+	struct hcbs_json *j;
+	char msg[64];
+
+	if (json_printed || status == HCBS_EXIT_OK)
+		return;
+	/* Every failure says why on stderr; this is the fallback of a bug. */
+	if (!first_error[0])
+		snprintf(msg, sizeof(msg), "failed with exit status %d", status);
+	j = hcbs_json_new(stdout);
+	if (!j)
+		return;
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "schema");
+	hcbs_json_string(j, HCBSCTL_SCHEMA);
+	hcbs_json_key(j, "command");
+	hcbs_json_string(j, cmd);
+	hcbs_json_key(j, "error");
+	hcbs_json_object_begin(j);
+	hcbs_json_key(j, "message");
+	hcbs_json_string(j, first_error[0] ? first_error : msg);
+	hcbs_json_key(j, "exit_status");
+	hcbs_json_int(j, status);
+	hcbs_json_object_end(j);
+	hcbs_json_object_end(j);
+	hcbs_json_free(j);
 }
 
 void die_line(const struct opts *o, const char *label, const char *fmt, ...)
@@ -32,7 +117,7 @@ void die_line(const struct opts *o, const char *label, const char *fmt, ...)
 
 	snprintf(head, sizeof(head), "%s%s%s", o->cmd, label ? " " : "", label ? label : "");
 	va_start(ap, fmt);
-	vline(head, fmt, ap);
+	vline(head, true, fmt, ap);
 	va_end(ap);
 }
 
@@ -41,7 +126,7 @@ void warn_line(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vline("warning", fmt, ap);
+	vline("warning", false, fmt, ap);
 	va_end(ap);
 }
 
@@ -50,7 +135,7 @@ void err_line(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vline(NULL, fmt, ap);
+	vline(NULL, true, fmt, ap);
 	va_end(ap);
 }
 
@@ -117,6 +202,7 @@ int resolve_target(const struct opts *o, const char *name, struct target *t)
 		die_line(o, name, "%s", e);
 		return exit_of(ret);
 	}
+	note_line("container %s: its cgroup is %s (cgroup v%d)", name, t->path, t->version);
 	return HCBS_EXIT_OK;
 }
 
@@ -159,6 +245,7 @@ int check_interface(const struct opts *o, struct target *t)
 		die_line(o, t->label, "%s", e);
 		return ret;
 	}
+	note_line("%s: the kernel's interface is %s", t->path, hcbs_rt_abi_name(t->abi));
 	if (!hcbs_global_read(o->sysctl_dir, &g, NULL, 0) && g.rt_runtime_us < 0)
 		warn_line("kernel.sched_rt_runtime_us is -1: admission control is off, reservations are not guaranteed");
 	return HCBS_EXIT_OK;

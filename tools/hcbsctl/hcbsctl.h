@@ -28,6 +28,7 @@ struct opts {
 	const char *model;		/* --model global|partitioned (analyze) */
 	const char *overhead;		/* --overhead TIME|N% (analyze, set --taskset) */
 	bool json;
+	bool quiet;			/* -q: see verbosity */
 	/* fake sysctls and fair servers: test builds only (hcbs_test_env()) */
 	const char *sysctl_dir;
 	const char *fs_dir;
@@ -40,6 +41,30 @@ struct target {
 	int version;			/* cgroup version, 0 if unknown */
 	enum hcbs_rt_abi abi;
 };
+
+/*
+ * How much hcbsctl says beside its report (-q, -v; docs/hcbsctl.md):
+ * VERBOSITY_QUIET drops what the exit status already says (set, unset,
+ * analyze; doctor's ok checks), VERBOSITY_VERBOSE adds notes on stderr.
+ * Errors and warnings are said at every level.
+ */
+enum { VERBOSITY_QUIET = -1, VERBOSITY_NORMAL = 0, VERBOSITY_VERBOSE = 1 };
+extern int verbosity;
+/* -v: also take the notes of tools/lib (hcbs_notef()); @cmd heads them. */
+void verbose_begin(const char *cmd);
+/* With -v, "hcbsctl: CMD: message" on stderr, escaped as die_line()'s. */
+void note_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * --json documents go through these: json_open() says why it fails,
+ * json_close() returns an exit code and remembers that a document was
+ * printed.  json_error() prints, once a command has failed without a
+ * document (a usage error, a missing container), the error document:
+ * the first error line, the exit status and the command (NULL if none).
+ */
+struct hcbs_json *json_open(void);
+int json_close(struct hcbs_json *j);
+void json_error(const char *cmd, int status);
 
 /* "hcbsctl: CMD LABEL: message" on stderr. */
 void die_line(const struct opts *o, const char *label, const char *fmt, ...)

@@ -10,10 +10,6 @@
 
 #include "hcbsctl.h"
 
-#ifndef HCBS_VERSION
-#define HCBS_VERSION "unknown"
-#endif
-
 static void usage(FILE *f)
 {
 	fputs(
@@ -43,8 +39,14 @@ static void usage(FILE *f)
 "                          a NAME with a '/' is such a PATH too\n"
 "  -u, --unit UNIT         act on the cgroup of systemd unit UNIT (set/get/\n"
 "                          unset, no NAME), e.g. vbbu-helper.service\n"
-"  -j, --json              JSON output (get, list, free, analyze, doctor),\n"
-"                          schema hcbsctl/1\n"
+"  -j, --json              JSON output on stdout, schema hcbsctl/1 (every\n"
+"                          command); a failure prints an error document\n"
+"                          there too, and its one line on stderr\n"
+"  -q, --quiet             set, unset, analyze: nothing on stdout, the exit\n"
+"                          status says it all; doctor: only what is not ok.\n"
+"                          Errors and warnings are still printed\n"
+"  -v, --verbose           more on stderr: which cgroup a NAME is, the\n"
+"                          admission figures, each file written\n"
 "  -t, --taskset FILE      task set for set (- for stdin)\n"
 "  -p, --period P          period for set --taskset and analyze; analyze also\n"
 "                          takes a range PMIN..PMAX (see --step)\n"
@@ -100,6 +102,7 @@ enum {
 	O_LXCPATH = 1 << 0, O_CGROUP = 1 << 1, O_JSON = 1 << 2, O_TASKSET = 1 << 3,
 	O_PERIOD = 1 << 4, O_STEP = 1 << 5, O_RESERVATION = 1 << 6, O_ORDER = 1 << 7,
 	O_CPUS = 1 << 8, O_UNIT = 1 << 9, O_OVERHEAD = 1 << 10, O_MODEL = 1 << 11,
+	O_QUIET = 1 << 12, O_VERBOSE = 1 << 13,
 };
 
 static const struct {
@@ -110,6 +113,7 @@ static const struct {
 	{ O_TASKSET, "--taskset" }, { O_PERIOD, "--period" }, { O_STEP, "--step" },
 	{ O_RESERVATION, "--reservation" }, { O_ORDER, "--order" }, { O_CPUS, "--cpus" },
 	{ O_UNIT, "--unit" }, { O_OVERHEAD, "--overhead" }, { O_MODEL, "--model" },
+	{ O_QUIET, "--quiet" }, { O_VERBOSE, "--verbose" },
 };
 
 static const struct {
@@ -121,8 +125,9 @@ static const struct {
 	const char *usage;	/* for help COMMAND */
 } cmds[] = {
 	{ "set", cmd_set, 1, 1, true,
-	  O_LXCPATH | O_CGROUP | O_UNIT | O_TASKSET | O_PERIOD | O_ORDER | O_OVERHEAD,
-"Usage: hcbsctl [-P LXCPATH] set NAME RUNTIME/PERIOD\n"
+	  O_LXCPATH | O_CGROUP | O_UNIT | O_TASKSET | O_PERIOD | O_ORDER | O_OVERHEAD |
+	  O_JSON | O_QUIET | O_VERBOSE,
+"Usage: hcbsctl [-P LXCPATH] [-q|-v|--json] set NAME RUNTIME/PERIOD\n"
 "       hcbsctl [-P LXCPATH] set NAME --taskset FILE --period P [--order rm|dm|file]\n"
 "                                     [--overhead TIME|N%|auto]\n"
 "       hcbsctl --cgroup PATH set RUNTIME/PERIOD, or hcbsctl set PATH RUNTIME/PERIOD\n"
@@ -131,21 +136,24 @@ static const struct {
 "Reserve RUNTIME every PERIOD on each CPU (whole microseconds, e.g. 8ms/18ms),\n"
 "or the least runtime that task set FILE (- for stdin) needs at period P.\n"
 "With --cgroup naming the root cgroup (e.g. /sys/fs/cgroup), set the root\n"
-"group's share: kept on every CPU for the RT groups, which divide it.\n" },
-	{ "get", cmd_get, 0, 0, true, O_LXCPATH | O_CGROUP | O_UNIT | O_JSON,
+"group's share: kept on every CPU for the RT groups, which divide it.\n"
+"-q prints nothing on success (the exit status says it); -v adds, on stderr,\n"
+"the cgroup, the admission figures and each write; --json prints what was set.\n" },
+	{ "get", cmd_get, 0, 0, true, O_LXCPATH | O_CGROUP | O_UNIT | O_JSON | O_VERBOSE,
 "Usage: hcbsctl [-P LXCPATH] [--json] get NAME\n"
 "       hcbsctl --cgroup PATH [--json] get, or hcbsctl [--json] get PATH\n"
 "       hcbsctl --unit UNIT [--json] get\n"
 "\n"
 "Show the reservation, the cgroup, the kernel interface and cpu.rt.stat.\n" },
-	{ "unset", cmd_unset, 0, 0, true, O_LXCPATH | O_CGROUP | O_UNIT,
-"Usage: hcbsctl [-P LXCPATH] unset NAME\n"
+	{ "unset", cmd_unset, 0, 0, true,
+	  O_LXCPATH | O_CGROUP | O_UNIT | O_JSON | O_QUIET | O_VERBOSE,
+"Usage: hcbsctl [-P LXCPATH] [-q|-v|--json] unset NAME\n"
 "       hcbsctl --cgroup PATH unset, or hcbsctl unset PATH\n"
 "       hcbsctl --unit UNIT unset\n"
 "\n"
 "Back to max (no own reservation); the period is kept.  On the root cgroup:\n"
-"the root group's share is no longer set.\n" },
-	{ "list", cmd_list, 0, 0, false, O_LXCPATH | O_CGROUP | O_JSON,
+"the root group's share is no longer set.  -q, -v and --json as for set.\n" },
+	{ "list", cmd_list, 0, 0, false, O_LXCPATH | O_CGROUP | O_JSON | O_VERBOSE,
 "Usage: hcbsctl [-P LXCPATH] [--json] list\n"
 "       hcbsctl --cgroup PATH [--json] list\n"
 "\n"
@@ -154,7 +162,7 @@ static const struct {
 "when its path names one (an LXC or OCI container: podman, CRI-O,\n"
 "containerd, docker; a systemd unit).  With --cgroup, only the reserved\n"
 "cgroups below PATH.\n" },
-	{ "free", cmd_free, 0, 0, false, O_CGROUP | O_JSON,
+	{ "free", cmd_free, 0, 0, false, O_CGROUP | O_JSON | O_VERBOSE,
 "Usage: hcbsctl [--cgroup PATH] [--json] free\n"
 "\n"
 "The RT bandwidth still admissible per CPU for a new top-level group (of the\n"
@@ -162,8 +170,9 @@ static const struct {
 "(cpu.rt.max on the root) minus the top-level groups when it is set, else\n"
 "the global limit minus the fair server and the top-level groups.\n" },
 	{ "analyze", cmd_analyze, 1, 1, false,
-	  O_JSON | O_PERIOD | O_STEP | O_RESERVATION | O_ORDER | O_CPUS | O_MODEL | O_OVERHEAD,
-"Usage: hcbsctl [--json] analyze TASKSET --reservation Q/P\n"
+	  O_JSON | O_PERIOD | O_STEP | O_RESERVATION | O_ORDER | O_CPUS | O_MODEL | O_OVERHEAD |
+	  O_QUIET | O_VERBOSE,
+"Usage: hcbsctl [-q|--json] analyze TASKSET --reservation Q/P\n"
 "       hcbsctl [--json] analyze TASKSET --period P | --period PMIN..PMAX [--step S]\n"
 "       (and --order rm|dm|file, --cpus N [--model global|partitioned],\n"
 "       --overhead TIME|N%|auto)\n"
@@ -172,8 +181,9 @@ static const struct {
 "least runtime does it need at period P, which period in a range needs the\n"
 "least bandwidth: on one CPU, or on N CPUs (--cpus, default 1) with global\n"
 "(the default) or partitioned (--model partitioned) fixed priorities.  Exit 6\n"
-"when it does not fit in that model.\n" },
-	{ "overhead", cmd_overhead, 0, 1, false, O_JSON,
+"when it does not fit in that model; with -q nothing is printed, the exit\n"
+"status is the verdict.\n" },
+	{ "overhead", cmd_overhead, 0, 1, false, O_JSON | O_VERBOSE,
 "Usage: hcbsctl [--json] overhead [CPU]\n"
 "\n"
 "Measure what a job costs its server on this machine beyond its own CPU\n"
@@ -183,8 +193,8 @@ static const struct {
 "time; what cpu.rt.stat charged the group gives a time per job plus a\n"
 "percentage of each WCET.  About 2 s; needs root and the hcbs kernel.\n"
 "--overhead auto in analyze and set --taskset measures the same way.\n" },
-	{ "doctor", cmd_doctor, 0, 0, false, O_JSON,
-"Usage: hcbsctl [--json] doctor\n"
+	{ "doctor", cmd_doctor, 0, 0, false, O_JSON | O_QUIET | O_VERBOSE,
+"Usage: hcbsctl [-q|--json] doctor\n"
 "\n"
 "Is this machine ready for reservations, and if not, why: the HCBS kernel,\n"
 "cgroup v2 and the cpu controller where containers go, the root share and\n"
@@ -192,7 +202,8 @@ static const struct {
 "hrtick, the clocksource, nohz_full and isolated CPUs, the LXC and OCI\n"
 "hooks and the OCI node policy, the CPU frequency governors and SMT.  One\n"
 "line per check: ok, warn or fail, what was found and the fix.  Reads only.\n"
-"Exit 0 when every check is ok, 8 with warnings, 9 when one fails.\n" },
+"Exit 0 when every check is ok, 8 with warnings, 9 when one fails.  With -q\n"
+"only the checks that warn or fail are printed, and nothing when all are ok.\n" },
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
@@ -252,7 +263,7 @@ static void unknown_option(int argc, char **argv)
 		err_line("unknown option '%s' (see hcbsctl --help)", arg);
 }
 
-int main(int argc, char **argv)
+static int parse_and_run(int argc, char **argv, struct opts *o)
 {
 	static const struct option lopts[] = {
 		{ "lxcpath", required_argument, NULL, 'P' },
@@ -267,88 +278,107 @@ int main(int argc, char **argv)
 		{ "cpus", required_argument, NULL, 'm' },
 		{ "model", required_argument, NULL, 'M' },
 		{ "overhead", required_argument, NULL, 'O' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static char unit_path[PATH_MAX];
 	const char *unit = NULL;
-	struct opts o = { 0 };
-	int c, given = 0;
+	int c, given = 0, bad = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":P:c:u:jt:p:s:r:o:m:M:O:hV", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":P:c:u:jqvt:p:s:r:o:m:M:O:hV", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'P': o.lxcpath = optarg; given |= O_LXCPATH; break;
-		case 'c': o.cgroup = optarg; given |= O_CGROUP; break;
+		case 'P': o->lxcpath = optarg; given |= O_LXCPATH; break;
+		case 'c': o->cgroup = optarg; given |= O_CGROUP; break;
 		case 'u': unit = optarg; given |= O_UNIT; break;
-		case 'j': o.json = true; given |= O_JSON; break;
-		case 't': o.taskset = optarg; given |= O_TASKSET; break;
-		case 'p': o.period = optarg; given |= O_PERIOD; break;
-		case 's': o.step = optarg; given |= O_STEP; break;
-		case 'r': o.reservation = optarg; given |= O_RESERVATION; break;
-		case 'o': o.order = optarg; given |= O_ORDER; break;
-		case 'm': o.cpus = optarg; given |= O_CPUS; break;
-		case 'M': o.model = optarg; given |= O_MODEL; break;
-		case 'O': o.overhead = optarg; given |= O_OVERHEAD; break;
+		case 'j': o->json = true; given |= O_JSON; break;
+		case 'q': o->quiet = true; given |= O_QUIET; break;
+		case 'v': given |= O_VERBOSE; break;
+		case 't': o->taskset = optarg; given |= O_TASKSET; break;
+		case 'p': o->period = optarg; given |= O_PERIOD; break;
+		case 's': o->step = optarg; given |= O_STEP; break;
+		case 'r': o->reservation = optarg; given |= O_RESERVATION; break;
+		case 'o': o->order = optarg; given |= O_ORDER; break;
+		case 'm': o->cpus = optarg; given |= O_CPUS; break;
+		case 'M': o->model = optarg; given |= O_MODEL; break;
+		case 'O': o->overhead = optarg; given |= O_OVERHEAD; break;
 		case 'h':
-			usage(stdout);
-			return HCBS_EXIT_OK;
+			if (!bad) {
+				usage(stdout);
+				return HCBS_EXIT_OK;
+			}
+			break;
 		case 'V':
-			printf("hcbsctl %s\n", HCBS_VERSION);
-			return HCBS_EXIT_OK;
+			if (!bad) {
+				printf("hcbsctl %s\n", HCBS_VERSION);
+				return HCBS_EXIT_OK;
+			}
+			break;
 		case ':':
-			err_line("option '%s' needs an argument (see hcbsctl --help)",
-				bad_arg(argc, argv, optopt));
-			return HCBS_EXIT_USAGE;
+			/* The first bad option is said; the rest is read for --json. */
+			if (!bad++)
+				err_line("option '%s' needs an argument (see hcbsctl --help)",
+					bad_arg(argc, argv, optopt));
+			break;
 		default:
-			unknown_option(argc, argv);
-			return HCBS_EXIT_USAGE;
+			if (!bad++)
+				unknown_option(argc, argv);
+			break;
 		}
+	}
+	if (bad)
+		return HCBS_EXIT_USAGE;
+	if ((given & O_QUIET) && (given & (O_VERBOSE | O_JSON))) {
+		err_line("--quiet and %s together: give one of them (see hcbsctl --help)",
+			 given & O_VERBOSE ? "--verbose" : "--json, whose document is the whole output,");
+		return HCBS_EXIT_USAGE;
 	}
 	if (optind >= argc) {
 		err_line("no command given (set, get, unset, list, free, analyze, overhead, doctor, help; see hcbsctl --help)");
 		return HCBS_EXIT_USAGE;
 	}
-	o.cmd = argv[optind++];
+	o->cmd = argv[optind++];
 	for (; optind < argc; optind++) {
-		if (o.nargs == 4) {
+		if (o->nargs == 4) {
 			err_line("%s: too many arguments (see hcbsctl help %s)",
-				o.cmd, o.cmd);
+				o->cmd, o->cmd);
 			return HCBS_EXIT_USAGE;
 		}
-		o.args[o.nargs++] = argv[optind];
+		o->args[o->nargs++] = argv[optind];
 	}
-	if (!strcmp(o.cmd, "help")) {
+	if (!strcmp(o->cmd, "help")) {
 		if (given) {
 			err_line("help: takes no options (hcbsctl help [COMMAND])");
 			return HCBS_EXIT_USAGE;
 		}
-		return help_command(o.nargs, o.args);
+		return help_command(o->nargs, o->args);
 	}
 	/* Test builds only: NULL (the kernel's own files) in hcbsctl itself. */
-	o.sysctl_dir = hcbs_test_env("HCBSCTL_SYSCTL_DIR");
-	o.fs_dir = hcbs_test_env("HCBSCTL_FAIR_SERVER_DIR");
+	o->sysctl_dir = hcbs_test_env("HCBSCTL_SYSCTL_DIR");
+	o->fs_dir = hcbs_test_env("HCBSCTL_FAIR_SERVER_DIR");
 
 	for (size_t i = 0; i < NCMDS; i++) {
 		int min = cmds[i].min, max = cmds[i].max, extra = given & ~cmds[i].accept;
 
-		if (strcmp(o.cmd, cmds[i].name))
+		if (strcmp(o->cmd, cmds[i].name))
 			continue;
 		/*
 		 * A NAME with a '/' is a cgroup directory, as with --cgroup: a
 		 * container's name is one directory under the LXC path, so it
 		 * cannot be one; a podman or CRI-O container has only its cgroup.
 		 */
-		if (cmds[i].needs_name && !o.cgroup && !unit && o.nargs &&
-		    strchr(o.args[0], '/')) {
+		if (cmds[i].needs_name && !o->cgroup && !unit && o->nargs &&
+		    strchr(o->args[0], '/')) {
 			if (given & O_LXCPATH) {
 				err_line("%s: --lxcpath does not apply to a cgroup path ('%s'; a container's NAME has no '/')",
-					o.cmd, o.args[0]);
+					o->cmd, o->args[0]);
 				return HCBS_EXIT_USAGE;
 			}
-			o.cgroup = o.args[0];
-			memmove(o.args, o.args + 1, sizeof(o.args[0]) * (size_t)--o.nargs);
+			o->cgroup = o->args[0];
+			memmove(o->args, o->args + 1, sizeof(o->args[0]) * (size_t)--o->nargs);
 			given |= O_CGROUP;
 		}
 		if (extra) {
@@ -356,26 +386,26 @@ int main(int argc, char **argv)
 				if (!(extra & opt_names[k].bit))
 					continue;
 				err_line("%s: %s does not apply to %s (see hcbsctl help %s)",
-					o.cmd, opt_names[k].name, o.cmd, o.cmd);
+					o->cmd, opt_names[k].name, o->cmd, o->cmd);
 				break;
 			}
 			return HCBS_EXIT_USAGE;
 		}
 		if (unit && (given & (O_CGROUP | O_LXCPATH))) {
 			err_line("%s: --unit names the cgroup: no --cgroup or --lxcpath with it",
-				o.cmd);
+				o->cmd);
 			return HCBS_EXIT_USAGE;
 		}
-		if (cmds[i].needs_name && !o.cgroup && !unit)
+		if (cmds[i].needs_name && !o->cgroup && !unit)
 			min++, max++;
-		if (!strcmp(o.cmd, "set") && o.taskset)
+		if (!strcmp(o->cmd, "set") && o->taskset)
 			max--, min--;
-		if (o.nargs < min || o.nargs > max) {
+		if (o->nargs < min || o->nargs > max) {
 			err_line("%s: expected %s%s arguments (see hcbsctl help %s)",
-				o.cmd, o.nargs < min ? "more" : "fewer",
-				cmds[i].needs_name && o.cgroup ? " (no NAME with --cgroup)" :
+				o->cmd, o->nargs < min ? "more" : "fewer",
+				cmds[i].needs_name && o->cgroup ? " (no NAME with --cgroup)" :
 				unit ? " (no NAME with --unit)" : "",
-				o.cmd);
+				o->cmd);
 			return HCBS_EXIT_USAGE;
 		}
 		/*
@@ -385,17 +415,36 @@ int main(int argc, char **argv)
 		 */
 		if (hcbs_test_env("HCBS_TEST_PARSE_ONLY"))
 			return HCBS_EXIT_OK;
+		if (given & O_VERBOSE)
+			verbose_begin(o->cmd);
+		else if (given & O_QUIET)
+			verbosity = VERBOSITY_QUIET;
 		if (unit) {
 			char e[HCBS_ERRLEN];
 
 			if (unit_cgroup(unit, unit_path, sizeof(unit_path), e, sizeof(e))) {
-				err_line("%s: --unit %s: %s", o.cmd, unit, e);
+				err_line("%s: --unit %s: %s", o->cmd, unit, e);
 				return HCBS_EXIT_NOTFOUND;
 			}
-			o.cgroup = unit_path;
+			o->cgroup = unit_path;
 		}
-		return cmds[i].fn(&o);
+		return cmds[i].fn(o);
 	}
-	err_line("unknown command '%s' (set, get, unset, list, free, analyze, overhead, doctor, help)", o.cmd);
+	err_line("unknown command '%s' (set, get, unset, list, free, analyze, overhead, doctor, help)", o->cmd);
 	return HCBS_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	const char *cmd = NULL;
+	int ret = parse_and_run(argc, argv, &o);
+
+	/* With --json, a failure without a document gets the error document. */
+	for (size_t i = 0; o.cmd && i < NCMDS; i++)
+		if (!strcmp(o.cmd, cmds[i].name))
+			cmd = cmds[i].name;
+	if (o.json)
+		json_error(cmd, ret);
+	return ret;
 }

@@ -19,22 +19,6 @@
 
 #include "hcbs.h"
 
-void hcbs_seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	/*
-	 * One line, whatever the message quotes: a newline or other control
-	 * character of the input (found by tests/fuzz/fuzz_duration) would
-	 * split it, in syslog too (the LXC hook).
-	 */
-	va_start(ap, fmt);
-	hcbs_vescapef(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 struct unit {
 	const char *name;
 	uint64_t ns;

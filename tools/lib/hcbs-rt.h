@@ -291,13 +291,4 @@ int hcbs_hook_reserve(pid_t pid, const struct hcbs_proc_cgroup *cg, enum hcbs_en
 		      const char *name, const struct hcbs_rt *to,
 		      char *err, size_t errlen, char *warn, size_t warnlen);
 
-/*
- * Parse a CPU list ("0-3,6\n") into @cpus (at most @max stored; may be
- * NULL).  Returns how many CPUs it names, or -EINVAL.
- */
-int hcbs_parse_cpulist(const char *s, int *cpus, int max);
-
-/* Online CPUs (from /sys/devices/system/cpu/online); @cpus may be NULL. */
-int hcbs_online_cpus(int *cpus, int max);
-
 #endif /* HCBS_RT_H */

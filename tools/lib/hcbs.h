@@ -198,6 +198,18 @@ void hcbs_hook_vsay(const char *prog, const char *ctx, int prio, const char *fmt
 void hcbs_hook_say(const char *prog, const char *ctx, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/*
+ * What the library does, told as it does it (hcbsctl --verbose): the
+ * figures of an admission and each write of a reservation.  hcbs_notef()
+ * formats one line (no newline, not escaped) and hands it to the function
+ * given to hcbs_set_notes(); without one (the default: the hooks) nothing
+ * is formatted or said.  hcbs_notes_on() tells whether anyone listens, for
+ * figures worth computing only then.
+ */
+void hcbs_set_notes(void (*fn)(const char *line));
+bool hcbs_notes_on(void);
+void hcbs_notef(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* printf into an error buffer; does nothing when @err is NULL. */
 void hcbs_seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -216,6 +228,15 @@ int hcbs_read_text_max(const char *path, size_t max, char **text, char *err,
 /* The same from the open @fd (left open), @name in messages. */
 int hcbs_read_fd_max(int fd, const char *name, size_t max, char **text, char *err,
 		     size_t errlen);
+
+/*
+ * Parse a CPU list ("0-3,6\n") into @cpus (at most @max stored; may be
+ * NULL).  Returns how many CPUs it names, or -EINVAL.
+ */
+int hcbs_parse_cpulist(const char *s, int *cpus, int max);
+
+/* Online CPUs (from /sys/devices/system/cpu/online); @cpus may be NULL. */
+int hcbs_online_cpus(int *cpus, int max);
 
 /*
  * The pure part of hcbs_cgroup_of_pid(), for tests and for callers that

@@ -17,64 +17,6 @@
 #include "hcbs.h"
 #include "hcbs-rt.h"
 
-#define HCBS_CPU_NUM_MAX 65535
-
-int hcbs_parse_cpulist(const char *s, int *cpus, int max)
-{
-	const char *p = s;
-	int n = 0;
-
-	while (*p && *p != '\n') {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-
-		/*
-		 * NR_CPUS is at most 8192: a larger number is no CPU, and a
-		 * range up to LONG_MAX overflowed i++ below (found by
-		 * tests/fuzz/fuzz_rt) or counted for ever.
-		 */
-		if (end == p || a < 0 || a > HCBS_CPU_NUM_MAX)
-			return -EINVAL;
-		if (*end == '-') {
-			const char *q = end + 1;
-
-			b = strtol(q, &end, 10);
-			if (end == q || b < a || b > HCBS_CPU_NUM_MAX)
-				return -EINVAL;
-		}
-		for (long i = a; i <= b; i++) {
-			if (cpus && n < max)
-				cpus[n] = (int)i;
-			n++;
-		}
-		if (*end == ',')
-			end++;
-		else if (*end && *end != '\n')
-			return -EINVAL;
-		p = end;
-	}
-	return n;
-}
-
-int hcbs_online_cpus(int *cpus, int max)
-{
-	char *text = NULL;
-	int n;
-
-	if (hcbs_read_text("/sys/devices/system/cpu/online", &text, NULL, 0) ||
-	    (n = hcbs_parse_cpulist(text, cpus, max)) <= 0) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-
-		free(text);
-		for (n = 0; n < c; n++)
-			if (cpus && n < max)
-				cpus[n] = n;
-		return n;
-	}
-	free(text);
-	return n;
-}
-
 /*
  * What the top-level groups may take in all, per CPU, without a root
  * share: the global limit minus the largest fair server.
@@ -331,6 +273,42 @@ static int reserve_at(int dfd, const char *dir, enum hcbs_rt_abi abi,
 		      const struct hcbs_rt *to, const char *sysctl_dir, const char *fs_dir,
 		      char *err, size_t errlen, char *warn, size_t warnlen);
 
+/*
+ * For hcbs_notef(): what the group asks, what it had, and what admission
+ * control has for it (the figures of a refusal, before the write).
+ */
+static void note_admission(const char *dir, const struct hcbs_rt *cur, const struct hcbs_rt *to,
+			   double floor_bw, int children, const char *sysctl_dir,
+			   const char *fs_dir)
+{
+	char b1[64], b2[64], where[4200];
+	struct hcbs_avail av = { 0 };
+
+	hcbs_notef("%s: from %s to %s", dir, hcbs_rt_format(cur, b1, sizeof(b1)),
+		   hcbs_rt_format(to, b2, sizeof(b2)));
+	if (children)
+		hcbs_notef("%s: its %d reserved child group(s) hold %.3f CPU per CPU", dir,
+			   children, floor_bw);
+	if (to->runtime_us == HCBS_RT_MAX)
+		return;		/* giving back needs no admission */
+	if (hcbs_cgroup_is_top(dir)) {
+		hcbs_notef("admission: the root group's share may be from %.3f (the top-level groups) to %.3f (the global limit minus the fair server) per CPU",
+			  floor_bw, root_limit(sysctl_dir, fs_dir));
+		return;
+	}
+	hcbs_available(dir, sysctl_dir, fs_dir, &av);
+	if (av.root_share)
+		snprintf(where, sizeof(where), "under the root group's share (%s)",
+			 hcbs_rt_format(&av.share, b1, sizeof(b1)));
+	else if (av.under_root)
+		snprintf(where, sizeof(where), "under the global limit%s",
+			 av.share_unreadable ? " (the root group's share is unreadable)" : "");
+	else
+		snprintf(where, sizeof(where), "under %s", av.parent);
+	hcbs_notef("admission: %.3f CPU per CPU available %s, on the least free CPU of the group's cpuset; %.3f requested",
+		  av.bw > 0 ? av.bw : 0.0, where, hcbs_rt_bw(to));
+}
+
 int hcbs_reserve(const char *dir, const struct hcbs_rt *to,
 		 const char *sysctl_dir, const char *fs_dir,
 		 char *err, size_t errlen, char *warn, size_t warnlen)
@@ -386,8 +364,11 @@ static int reserve_at(int dfd, const char *dir, enum hcbs_rt_abi abi,
 		hcbs_seterr(err, errlen, "%s", e);
 		return errno_exit(ret);
 	}
-	if (cur.runtime_us == to->runtime_us && cur.period_us == to->period_us)
+	if (cur.runtime_us == to->runtime_us && cur.period_us == to->period_us) {
+		hcbs_notef("%s: already %s: nothing written", dir,
+			  hcbs_rt_format(&cur, e, sizeof(e)));
 		return HCBS_EXIT_OK;
+	}
 
 	floor_bw = hcbs_reserved_below(dir, NULL, &children);
 	n = hcbs_rt_plan(abi, &cur, to, floor_bw, steps, HCBS_RT_MAX_STEPS);
@@ -404,8 +385,17 @@ static int reserve_at(int dfd, const char *dir, enum hcbs_rt_abi abi,
 	ret = check_writable(dfd, dir, steps, n, err, errlen);
 	if (ret)
 		return ret;
+	if (hcbs_notes_on())
+		note_admission(dir, &cur, to, floor_bw, children, sysctl_dir, fs_dir);
 
 	ret = hcbs_rt_apply(dfd, steps, n, &failed, &rolled_back);
+	for (int i = 0; i < (ret ? failed : n); i++)
+		hcbs_notef("wrote '%s' to %s/%s", steps[i].value, dir, steps[i].file);
+	if (ret)
+		hcbs_notef("writing '%s' to %s/%s failed: %s; %s", steps[failed].value, dir,
+			  steps[failed].file, strerror(-ret),
+			  !failed ? "nothing was changed" : rolled_back ?
+			  "the writes before it were undone" : "the writes before it could not be undone");
 	if (!ret)
 		return HCBS_EXIT_OK;
 

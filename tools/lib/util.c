@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Small helpers of every tool: the size and process-id arguments of the
- * command lines and of the LXC hook's environment, growing arrays, and the
- * hooks' messages.
+ * The generic helpers every other file of the library and every tool may
+ * call, which call nothing else of the library: the size and process-id
+ * arguments of the command lines and of the LXC hook's environment, growing
+ * arrays, one-line messages (hcbs_seterr(), the hooks' messages, the notes
+ * of hcbsctl --verbose), bounded
+ * reads of text files, and CPU lists (the online CPUs).
  * Like the duration grammar (duration.c): decimal digits only, no sign,
  * blank or base prefix, and a value that does not fit is refused, never
  * wrapped.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hcbs.h"
 
@@ -220,4 +226,182 @@ const char *hcbs_vescapef(char *buf, size_t len, const char *fmt, va_list ap)
 
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	return hcbs_printable(raw, sizeof(raw), buf, len);
+}
+
+static void (*note_fn)(const char *line);
+
+void hcbs_set_notes(void (*fn)(const char *line))
+{
+	note_fn = fn;
+}
+
+bool hcbs_notes_on(void)
+{
+	return note_fn != NULL;
+}
+
+void hcbs_notef(const char *fmt, ...)
+{
+	char line[4096];
+	va_list ap;
+
+	if (!note_fn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	note_fn(line);
+}
+
+void hcbs_seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	/*
+	 * One line, whatever the message quotes: a newline or other control
+	 * character of the input (found by tests/fuzz/fuzz_duration) would
+	 * split it, in syslog too (the LXC hook).
+	 */
+	va_start(ap, fmt);
+	hcbs_vescapef(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+int hcbs_read_fd_max(int fd, const char *name, size_t max, char **text, char *err,
+		     size_t errlen)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 2) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				ret = -ENOMEM;
+				hcbs_seterr(err, errlen, "%s: out of memory", name);
+				goto out;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		/* One byte past @max tells "too large" from "exactly @max". */
+		n = read(fd, buf + len, cap - len - 1 < max + 1 - len ? cap - len - 1 : max + 1 - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			hcbs_seterr(err, errlen, "%s: %s", name, strerror(errno));
+			goto out;
+		}
+		if (!n)
+			break;
+		if (memchr(buf + len, '\0', (size_t)n)) {
+			ret = -EINVAL;
+			hcbs_seterr(err, errlen, "%s: holds a NUL byte: not a text file", name);
+			goto out;
+		}
+		len += (size_t)n;
+		if (len > max) {
+			ret = -EFBIG;
+			hcbs_seterr(err, errlen, "%s: larger than %zu bytes: not accepted", name, max);
+			goto out;
+		}
+	}
+out:
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	buf[len] = '\0';
+	*text = buf;
+	return 0;
+}
+
+int hcbs_read_text_max(const char *path, size_t max, char **text, char *err,
+		       size_t errlen)
+{
+	bool is_stdin = !strcmp(path, "-");
+	int fd, ret;
+
+	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		hcbs_seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	ret = hcbs_read_fd_max(fd, is_stdin ? "stdin" : path, max, text, err, errlen);
+	if (!is_stdin)
+		close(fd);
+	return ret;
+}
+
+int hcbs_read_text(const char *path, char **text, char *err, size_t errlen)
+{
+	return hcbs_read_text_max(path, HCBS_READ_MAX, text, err, errlen);
+}
+
+#define HCBS_CPU_NUM_MAX 65535
+
+int hcbs_parse_cpulist(const char *s, int *cpus, int max)
+{
+	const char *p = s;
+	int n = 0;
+
+	while (*p && *p != '\n') {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		/*
+		 * NR_CPUS is at most 8192: a larger number is no CPU, and a
+		 * range up to LONG_MAX overflowed i++ below (found by
+		 * tests/fuzz/fuzz_rt) or counted for ever.
+		 */
+		if (end == p || a < 0 || a > HCBS_CPU_NUM_MAX)
+			return -EINVAL;
+		if (*end == '-') {
+			const char *q = end + 1;
+
+			b = strtol(q, &end, 10);
+			if (end == q || b < a || b > HCBS_CPU_NUM_MAX)
+				return -EINVAL;
+		}
+		for (long i = a; i <= b; i++) {
+			if (cpus && n < max)
+				cpus[n] = (int)i;
+			n++;
+		}
+		if (*end == ',')
+			end++;
+		else if (*end && *end != '\n')
+			return -EINVAL;
+		p = end;
+	}
+	return n;
+}
+
+int hcbs_online_cpus(int *cpus, int max)
+{
+	char *text = NULL;
+	int n;
+
+	if (hcbs_read_text("/sys/devices/system/cpu/online", &text, NULL, 0) ||
+	    (n = hcbs_parse_cpulist(text, cpus, max)) <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		free(text);
+		for (n = 0; n < c; n++)
+			if (cpus && n < max)
+				cpus[n] = n;
+		return n;
+	}
+	free(text);
+	return n;
 }

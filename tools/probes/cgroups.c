@@ -14,6 +14,7 @@
 
 #include "cgroups.h"
 #include "hcbs-rt.h"
+#include "messages.h"
 #include "stats.h"
 
 #ifndef CGROUP2_SUPER_MAGIC

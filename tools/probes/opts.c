@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* hcbstrace: the command line of the subcommands, parsed with argp. */
+/*
+ * hcbstrace: the command line of the subcommands, parsed with argp, and
+ * the exit code of an errno.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -9,19 +12,6 @@
 
 #include "cgroups.h"
 #include "opts.h"
-
-void hcbs_err(const struct hcbs_opts *o, const char *fmt, ...)
-{
-	char msg[4096];
-	va_list ap;
-
-	/* Container names and paths are the user's: escaped (hcbs_printable()). */
-	va_start(ap, fmt);
-	hcbs_vescapef(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "hcbstrace: %s%s%s\n", o && o->cmd ? o->cmd : "",
-		o && o->cmd ? ": " : "", msg);
-}
 
 int hcbs_exit_code(int err)
 {

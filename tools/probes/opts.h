@@ -17,6 +17,7 @@
 
 #include "hcbs.h"
 #include "hcbstrace.h"
+#include "messages.h"
 
 /*
  * Exit codes.  For the causes hcbsctl also has, hcbsctl's codes
@@ -113,9 +114,5 @@ struct hcbs_opts {
  */
 int hcbs_parse_opts(struct hcbs_opts *o, const char *cmd, const struct argp_option *options,
 		    const char *doc, int argc, char **argv);
-
-/* "hcbstrace: CMD: " and the message, one line on stderr. */
-void hcbs_err(const struct hcbs_opts *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 #endif /* HCBSTRACE_OPTS_H */
