@@ -14,10 +14,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/sched.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "hcbs_test.h"
@@ -1203,4 +1205,41 @@ double hcbs_fair_server_bw(int cpu)
 
 	hcbs_fair_server(cpu, &runtime, &period);
 	return (double)runtime / period;
+}
+
+int hcbs_clone_into(const char *cg, int policy, int prio)
+{
+	int status, err;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		struct clone_args args = {
+			.flags = CLONE_INTO_CGROUP,
+			.exit_signal = SIGCHLD,
+		};
+		struct sched_param sp = { .sched_priority = prio };
+		long child;
+		int fd;
+
+		if (sched_setscheduler(0, policy, &sp))
+			_exit(100);
+		fd = open(cg, O_RDONLY | O_DIRECTORY);
+		if (fd < 0)
+			_exit(101);
+		args.cgroup = fd;
+		child = syscall(SYS_clone3, &args, sizeof(args));
+		if (child == 0)
+			_exit(0);
+		if (child < 0)
+			_exit(errno < 100 ? errno : 99);
+		waitpid(child, NULL, 0);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -ECHILD;
+	err = WEXITSTATUS(status);
+	return err >= 100 ? -ECHILD : -err;
 }

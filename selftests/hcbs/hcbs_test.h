@@ -260,6 +260,11 @@ uint64_t hcbs_stall_explains_ns(const struct hcbs_stall_log *const *logs, int n,
 				uint64_t release_ns, uint64_t done_ns,
 				uint64_t q_ns, uint64_t p_ns, bool *lost);
 
+/*
+ * clone3(CLONE_INTO_CGROUP) into @cg from a child of ours set to @policy
+ * (@prio): 0 if the fork went through, else -errno.
+ */
+int hcbs_clone_into(const char *cg, int policy, int prio);
 int hcbs_set_policy(pid_t pid, int policy, int prio);
 int hcbs_pin_cpu(pid_t pid, int cpu);
 /* Allow every online CPU (SCHED_DEADLINE admission requires it). */

@@ -925,4 +925,78 @@ TEST_F(cpuset, unreported_change_stays_checked)
 	expect_file(_metadata, c1, "cpu.rt.cpus", "0");
 }
 
+/* The CPUs @pid may run on (Cpus_allowed_list of /proc/PID/status). */
+static int task_cpus(pid_t pid, char *out, size_t len)
+{
+	char path[64], line[256];
+	int err = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "Cpus_allowed_list:", 18))
+			continue;
+		snprintf(out, len, "%s", line + 18 + strspn(line + 18, " \t"));
+		out[strcspn(out, "\n")] = 0;
+		err = 0;
+	}
+	fclose(f);
+	return err;
+}
+
+/*
+ * A task never runs where the reservation it runs in is not.  Below p
+ * (0.6 on CPUs 0-1), c1 is reserved on CPU 0 only and has a task.  Taking
+ * cpuset out of p's subtree_control gives c1 p's CPUs unchecked, and its
+ * task CPU 1, where c1 reserves nothing (an RT task there would run
+ * unreserved, charged to nobody): refused with EBUSY, the task left on
+ * CPU 0.  With c1 empty the change is made; then no task joins c1 (EBUSY),
+ * by a move or by a fork into it, until its reservation is written again: as "max" it runs in p's, which
+ * covers CPUs 0-1, and takes the task.
+ */
+TEST_F(cpuset, unchecked_change_keeps_tasks_reserved)
+{
+	struct hcbs_hog_spec spec = {
+		.cpu = -1, .policy = SCHED_OTHER, .sleeper = true,
+	};
+	char p[PATHLEN], c1[PATHLEN], c2[PATHLEN], cpus[64];
+	const char *step = "";
+	struct hcbs_hog *h;
+	int err;
+
+	parent_full_per_cpu(_metadata, &self->env, p, c1, c2);
+	spec.cgroup = c1;
+	h = hcbs_spec_hog(_metadata, &self->env, &spec);
+	err = hcbs_cg_write(p, "cgroup.subtree_control", "-cpuset");
+	hcbs_note("-cpuset in p, a task in c1 (reserved on CPU 0): %s", errname(err));
+	EXPECT_EQ(-EBUSY, err);
+	ASSERT_EQ(0, task_cpus(h->pid, cpus, sizeof(cpus)));
+	EXPECT_STREQ("0", cpus) TH_LOG("c1's task may run on CPUs %s", cpus);
+	expect_file(_metadata, c1, "cpu.rt.cpus", "0");
+	hcbs_hog_stop(h);
+
+	err = hcbs_cg_write(p, "cgroup.subtree_control", "-cpuset");
+	ASSERT_EQ(0, err) TH_LOG("-cpuset in p, c1 and c2 empty: %s", errname(err));
+	h = hcbs_env_hog(&self->env, &spec, &err, &step);
+	hcbs_note("then a task into c1 (reserved on CPU 0, cpuset now p's, 0-1): %s%s%s",
+		  errname(err), err ? " at step " : "", err ? step : "");
+	EXPECT_EQ(NULL, h);
+	EXPECT_EQ(-EBUSY, err);
+	if (h)
+		hcbs_hog_stop(h);
+	err = hcbs_clone_into(c1, SCHED_OTHER, 0);
+	hcbs_note("a fork into c1 (clone3 CLONE_INTO_CGROUP): %s", errname(err));
+	EXPECT_EQ(-EBUSY, err);
+
+	ASSERT_EQ(0, hcbs_set_rt_max(c1, -1, 100000));
+	h = hcbs_env_hog(&self->env, &spec, &err, &step);
+	hcbs_note("c1 set to max (in p's reservation, CPUs 0-1), a task into it: %s", errname(err));
+	ASSERT_NE(NULL, h) TH_LOG("%s: %s", step, errname(err));
+	ASSERT_EQ(0, task_cpus(h->pid, cpus, sizeof(cpus)));
+	EXPECT_STREQ("0-1", cpus);
+}
+
 HCBS_TEST_MAIN

@@ -393,47 +393,6 @@ TEST_F(iface, zero_runtime)
 }
 
 /*
- * clone3(CLONE_INTO_CGROUP) from a SCHED_FIFO process into @cg, in a child
- * of ours: 0 if the fork went through, else -errno.
- */
-static int clone_rt_into(const char *cg)
-{
-	int status, err = 0;
-	pid_t pid;
-
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		struct clone_args args = {
-			.flags = CLONE_INTO_CGROUP,
-			.exit_signal = SIGCHLD,
-		};
-		struct sched_param sp = { .sched_priority = 1 };
-		long child;
-		int fd;
-
-		if (sched_setscheduler(0, SCHED_FIFO, &sp))
-			_exit(100);
-		fd = open(cg, O_RDONLY | O_DIRECTORY);
-		if (fd < 0)
-			_exit(101);
-		args.cgroup = fd;
-		child = syscall(SYS_clone3, &args, sizeof(args));
-		if (child == 0)
-			_exit(0);
-		if (child < 0)
-			_exit(errno < 100 ? errno : 99);
-		waitpid(child, NULL, 0);
-		_exit(0);
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -ECHILD;
-	err = WEXITSTATUS(status);
-	return err >= 100 ? -ECHILD : -err;
-}
-
-/*
  * A fork straight into a group gets the checks of a move into it: no RT
  * task in a group whose reservation has no runtime.
  */
@@ -444,13 +403,13 @@ TEST_F(iface, clone_into_cgroup)
 
 	hcbs_group(_metadata, &self->env, "zero", 0, 100000, z, sizeof(z));
 	hcbs_group(_metadata, &self->env, "g", 10000, 100000, g, sizeof(g));
-	err = clone_rt_into(z);
+	err = hcbs_clone_into(z, SCHED_FIFO, 1);
 	hcbs_note("clone3(CLONE_INTO_CGROUP) of a FIFO task into a 0-runtime group: %s (expected EPERM)",
 		  errname(err));
 	EXPECT_EQ(-EPERM, err);
 	ASSERT_EQ(0, hcbs_cg_read(z, "cgroup.procs", buf, sizeof(buf)));
 	EXPECT_STREQ("", buf);
-	err = clone_rt_into(g);
+	err = hcbs_clone_into(g, SCHED_FIFO, 1);
 	hcbs_note("clone3(CLONE_INTO_CGROUP) of a FIFO task into a 10/100 ms group: %s",
 		  errname(err));
 	EXPECT_EQ(0, err);
