@@ -147,12 +147,13 @@ fi
 # crun does not pass a hook's stderr on (podman says "error executing hook
 # ... (exit code: N)"); its annotation run.oci.hooks.stderr keeps it in a
 # file.  runc puts it in its error, which podman prints.
-# refuse RUNTIME ANNOTATION EXIT PATTERN DESCRIPTION
+# refuse RUNTIME ANNOTATION EXIT PATTERN DESCRIPTION [PODMAN-OPTION...]
 refuse() {
 	local rt=$1 ann=$2 code=$3 pat=$4 what="$5 ($1)" herr=$HCBS_TMP/hook-err.$SECONDS t0=$SECONDS
+	shift 5
 	reservations >"$HCBS_TMP/resv.base"
 	: >"$herr"
-	"${RUN[@]}" --runtime "$rt" --rm --annotation "$ann" --annotation "run.oci.hooks.stderr=$herr" \
+	"${RUN[@]}" --runtime "$rt" --rm "$@" --annotation "$ann" --annotation "run.oci.hooks.stderr=$herr" \
 		"$IMG" true >"$OUT" 2>"$ERR"
 	rc=$?
 	diag <"$ERR"
@@ -176,6 +177,14 @@ printf 'default = allow\nmax-bandwidth = 0.6\n' >"$P/oci-hook.conf"
 refuse crun hcbs.reservation=12ms/18ms 5 "policy $P/oci-hook.conf:2: max-bandwidth = 0.6: 12ms/18ms is 0.667 of a CPU; refused\$" \
 	"above the node policy's max-bandwidth"
 printf 'default = allow\n' >"$P/oci-hook.conf"
+# A container whose process has no cgroup of its own (--cgroups=disabled
+# leaves it in podman's): the hook refuses the cgroup it finds, and the
+# root's share is left as it was.
+root_share=$(cat $CGROOT/cpu.rt.max)
+refuse crun hcbs.reservation=8ms/18ms 3 "pid [0-9]+: cgroup .+ (is not the container's|is the root cgroup, not the container's|is a top-level cgroup): expected its own cgroup, libpod-, crio- or cri-containerd-[0-9a-f]+ \(the state's id\), below a top-level cgroup; refused\$" \
+	"a container in podman's own cgroup" --cgroups=disabled
+[ "$(cat $CGROOT/cpu.rt.max)" = "$root_share" ]
+ok $? "a container in podman's own cgroup: the root's cpu.rt.max is still '$root_share'"
 
 # --- stopping gives the bandwidth back -----------------------------------------
 t0=$SECONDS
