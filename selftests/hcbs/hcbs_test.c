@@ -695,6 +695,7 @@ static void __attribute__((noreturn)) hog_loop(struct hcbs_hog_shm *shm)
 			mark_cpu = cpu;
 		}
 		last = t;
+		shm->last_ns = t;
 		shm->loops++;
 	}
 }

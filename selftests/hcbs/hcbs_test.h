@@ -186,6 +186,12 @@ void hcbs_stall_log_add(struct hcbs_stall_log *log, uint64_t end_ns,
 /* What a hog publishes to its parent (shared memory). */
 struct hcbs_hog_shm {
 	volatile uint64_t loops;
+	/*
+	 * CLOCK_MONOTONIC at the hog's latest step: when it last ran, to the
+	 * step, where its CPU time read from outside (the scheduler's
+	 * sum_exec_runtime) lags by up to a tick while it runs.
+	 */
+	volatile uint64_t last_ns;
 	volatile uint64_t max_gap_ns;	/* longest time off the CPU seen */
 	volatile uint64_t gap_reset;	/* set by the parent, cleared by the hog */
 	/*

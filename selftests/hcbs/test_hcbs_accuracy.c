@@ -344,28 +344,36 @@ TEST_F_TIMEOUT(sched, rewrite_keeps_budget, 60)
  * the virtual clock with lockdep), so the hog may run 200 us more than
  * the write took.  Enforced only by the tick it ran on to the tick (up to
  * 1 ms at HZ=1000, 4 ms at HZ=250).
+ * The time is the hog's own (its last step before the throttle): the
+ * CPU time read from outside moves only at its CPU's tick, and at HZ=250
+ * lagged up to 4 ms behind the write.
  */
 #define LOWER_Q_US	200
 #define LOWER_ROUNDS	10
 
-/* Wait until @pid's CPU time stops for 5 ms, then until it moves again. */
-static int wait_period_start(pid_t pid)
+/*
+ * Wait until @h stops running for 5 ms (its server throttled), then until
+ * it runs again: the start of a period.  By the hog's own clock, which is
+ * exact to its step; the CPU time the scheduler shows from outside moves
+ * only at the running task's next tick or switch.
+ */
+static int wait_period_start(struct hcbs_hog *h)
 {
-	uint64_t c, last, end = hcbs_now_ns() + 2000 * HCBS_NSEC_PER_MSEC;
+	uint64_t end = hcbs_now_ns() + 2000 * HCBS_NSEC_PER_MSEC, last = h->shm->last_ns;
 	int still = 0;
 
-	if (hcbs_proc_cputime_ns(pid, &last))
-		return -1;
-	/* 5 samples 1 ms apart without a change: throttled; then a change. */
 	do {
+		uint64_t now;
+
 		if (still < 5)
 			hcbs_sleep_ms(1);
-		if (hcbs_proc_cputime_ns(pid, &c) || hcbs_now_ns() > end)
+		if (hcbs_now_ns() > end)
 			return -1;
-		if (still >= 5 && c != last)
+		now = h->shm->last_ns;
+		if (still >= 5 && now != last)
 			return 0;
-		still = c == last ? still + 1 : 0;
-		last = c;
+		still = now == last ? still + 1 : 0;
+		last = now;
 	} while (1);
 }
 
@@ -374,27 +382,25 @@ TEST_F_TIMEOUT(sched, lowered_budget_ends_on_time, 60)
 	const long long allow_us = hcbs_clock_virtual() ? 150 : 400;
 	long long worst = 0, worst_write = 0, ran_us, write_us;
 	int tried = 0, valid = 0;
-	uint64_t c0, c1, t0;
+	struct hcbs_hog *h;
 	char g[PATHLEN];
-	pid_t pid;
+	uint64_t t0;
 
 	hcbs_group(_metadata, &self->env, "g", 50000, 100000, g, sizeof(g));
-	pid = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO,
-		       HCBS_PRIO_GROUP)->pid;
+	h = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO, HCBS_PRIO_GROUP);
 	hcbs_note("budget 50 ms lowered to %d us 5 ms into it, %d rounds; allowance %lld us (%s: the hrtick's expiry, the throttle and the switch away, with lockdep on; about 80 us of them on the virtual clock)",
 		  LOWER_Q_US, LOWER_ROUNDS, allow_us,
 		  hcbs_clock_virtual() ? "virtual clock" : "hardware or host clock");
 	while (valid < LOWER_ROUNDS && tried++ < 2 * LOWER_ROUNDS) {
 		ASSERT_EQ(0, hcbs_set_rt_max(g, 50000, 100000));
-		ASSERT_EQ(0, wait_period_start(pid)) TH_LOG("the hog never throttled and ran again");
+		ASSERT_EQ(0, wait_period_start(h)) TH_LOG("the hog never throttled and ran again");
 		hcbs_sleep_ms(5);
 		t0 = hcbs_now_ns();
-		ASSERT_EQ(0, hcbs_proc_cputime_ns(pid, &c0));
 		ASSERT_EQ(0, hcbs_set_rt_max(g, LOWER_Q_US, 100000));
 		write_us = (long long)(hcbs_now_ns() - t0) / 1000;
 		hcbs_sleep_ms(30);
-		ASSERT_EQ(0, hcbs_proc_cputime_ns(pid, &c1));
-		ran_us = (long long)(c1 - c0) / 1000;
+		/* From the write to the hog's last step, by its own clock. */
+		ran_us = ((long long)h->shm->last_ns - (long long)t0) / 1000;
 		/* Throttled before the write: the round measured nothing. */
 		if (ran_us < LOWER_Q_US / 2)
 			continue;
