@@ -923,6 +923,23 @@ TEST_F(cpuset, unreported_change_stays_checked)
 	/* c1 on p's CPUs would put 1.2 in p's 0.6 on CPU 1. */
 	expect_rt_max_fails(_metadata, c1, 60000, 100000, EBUSY);
 	expect_file(_metadata, c1, "cpu.rt.cpus", "0");
+
+	/*
+	 * A cpuset.cpus write elsewhere checks and commits the groups below
+	 * the written cpuset only: c1 and c2 keep the CPUs they were checked
+	 * on, whether the write succeeds or fails.
+	 */
+	err = hcbs_cg_write(q, "cpuset.cpus", "1");
+	hcbs_note("then q's cpuset.cpus = 1: %s", errname(err));
+	EXPECT_EQ(0, err);
+	err = hcbs_cg_write(q, "cpuset.cpus", "7-");
+	hcbs_note("then q's cpuset.cpus = \"7-\" (malformed): %s", errname(err));
+	EXPECT_EQ(-EINVAL, err);
+	expect_file(_metadata, q, "cpu.rt.cpus", "1");
+	expect_file(_metadata, c1, "cpu.rt.cpus", "0");
+	expect_file(_metadata, c2, "cpu.rt.cpus", "1");
+	want[0] = 0.6;
+	expect_groups_bw(_metadata, want, 2);
 }
 
 /* The CPUs @pid may run on (Cpus_allowed_list of /proc/PID/status). */
@@ -954,15 +971,17 @@ static int task_cpus(pid_t pid, char *out, size_t len)
  * task CPU 1, where c1 reserves nothing (an RT task there would run
  * unreserved, charged to nobody): refused with EBUSY, the task left on
  * CPU 0.  With c1 empty the change is made; then no task joins c1 (EBUSY),
- * by a move or by a fork into it, until its reservation is written again: as "max" it runs in p's, which
- * covers CPUs 0-1, and takes the task.
+ * by a move (from outside p, or from a sibling whose cpuset is p's too)
+ * or by a fork into it, until its reservation is written again: as "max"
+ * it runs in p's, which covers CPUs 0-1, and takes the task.
  */
 TEST_F(cpuset, unchecked_change_keeps_tasks_reserved)
 {
 	struct hcbs_hog_spec spec = {
 		.cpu = -1, .policy = SCHED_OTHER, .sleeper = true,
 	};
-	char p[PATHLEN], c1[PATHLEN], c2[PATHLEN], cpus[64];
+	char p[PATHLEN], c1[PATHLEN], c2[PATHLEN], c3[PATHLEN], cpus[64];
+	char where[PATHLEN];
 	const char *step = "";
 	struct hcbs_hog *h;
 	int err;
@@ -990,6 +1009,23 @@ TEST_F(cpuset, unchecked_change_keeps_tasks_reserved)
 	err = hcbs_clone_into(c1, SCHED_OTHER, 0);
 	hcbs_note("a fork into c1 (clone3 CLONE_INTO_CGROUP): %s", errname(err));
 	EXPECT_EQ(-EBUSY, err);
+
+	/*
+	 * From a sibling that shares p's cpuset now (c3, "max": in p's
+	 * reservation), a move changes the task's cpu cgroup only.
+	 */
+	child_of(_metadata, p, "c3", c3);
+	spec.cgroup = c3;
+	h = hcbs_env_hog(&self->env, &spec, &err, &step);
+	ASSERT_NE(NULL, h) TH_LOG("a task into c3 (max, p's CPUs 0-1): %s: %s",
+				  step, errname(err));
+	err = hcbs_cg_attach(c1, h->pid);
+	hcbs_note("a task from c3 (same cpuset) into c1: %s", errname(err));
+	EXPECT_EQ(-EBUSY, err);
+	ASSERT_EQ(0, hcbs_task_cgroup(h->pid, where, sizeof(where)));
+	EXPECT_STREQ(c3, where) TH_LOG("the task is in %s", where);
+	hcbs_hog_stop(h);
+	spec.cgroup = c1;
 
 	ASSERT_EQ(0, hcbs_set_rt_max(c1, -1, 100000));
 	h = hcbs_env_hog(&self->env, &spec, &err, &step);
