@@ -12,11 +12,13 @@
  * group's tasks (groups run at deadline level above it), another group's
  * hog, and a SCHED_OTHER hog (served by the fair server).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "hcbs_ksft.h"
@@ -749,30 +751,88 @@ TEST_F_TIMEOUT(sched, fifo_while_throttled, 60)
  * One group, a task on each of two CPUs: each gets Q/P of its CPU (one
  * server per CPU), and cpu.rt.stat sums both.
  */
+/*
+ * Read the CPU times of the hogs @h at a moment when none of them runs
+ * (their servers throttled): the time since each last ran, by its own
+ * clock, is over 1 ms before and after the reads.  Between two such
+ * moments each hog had whole budgets, whatever the reader's own delays.
+ */
+static int sample_hogs_idle(struct hcbs_hog *const *h, int n, uint64_t *c, uint64_t *t)
+{
+	uint64_t end = hcbs_now_ns() + 2000 * HCBS_NSEC_PER_MSEC;
+	int i, err;
+
+	while (hcbs_now_ns() < end) {
+		uint64_t a = hcbs_now_ns();
+		bool idle = true;
+
+		for (i = 0; i < n; i++)
+			idle = idle && a - h[i]->shm->last_ns > HCBS_NSEC_PER_MSEC;
+		for (i = 0; idle && i < n; i++) {
+			err = hcbs_proc_cputime_ns(h[i]->pid, &c[i]);
+			if (err)
+				return err;
+		}
+		for (i = 0; idle && i < n; i++)
+			idle = h[i]->shm->last_ns < a;
+		if (idle) {
+			*t = a;
+			return 0;
+		}
+		usleep(100);
+	}
+	return -ETIMEDOUT;
+}
+
+/*
+ * One group on two CPUs: each server gives its hog 20 ms every 100 ms.
+ * The test runs on CPU 0 beside one of the hogs, so it may wake up late
+ * by up to a budget; the window is taken between moments when neither
+ * hog runs, and holds whole periods of each (the window's length rounded
+ * to periods), which a window ending in a budget did not (0.2037 once).
+ */
 TEST_F_TIMEOUT(sched, two_cpus, 60)
 {
-	unsigned int window_ms = hcbs_window_ms(3000);
+	unsigned int window_ms = (hcbs_window_ms(3000) + 99) / 100 * 100;
+	struct hcbs_hog *h[2];
+	uint64_t c0[2], c1[2], t0, t1, periods;
 	long long u0, u1;
-	double share[2], usage;
+	double share, usage;
 	char g[PATHLEN];
-	pid_t pids[2];
+	int i;
 
 	hcbs_group(_metadata, &self->env, "g", 20000, 100000, g, sizeof(g));
-	pids[0] = hcbs_hog(_metadata, &self->env, g, HCBS_CTL_CPU, SCHED_FIFO,
-			   HCBS_PRIO_GROUP)->pid;
-	pids[1] = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO,
-			   HCBS_PRIO_GROUP)->pid;
+	h[0] = hcbs_hog(_metadata, &self->env, g, HCBS_CTL_CPU, SCHED_FIFO, HCBS_PRIO_GROUP);
+	h[1] = hcbs_hog(_metadata, &self->env, g, HCBS_LOAD_CPU, SCHED_FIFO, HCBS_PRIO_GROUP);
 	hcbs_hog(_metadata, &self->env, NULL, HCBS_LOAD_CPU, SCHED_FIFO,
 		 HCBS_PRIO_ROOT_HOG);
 	hcbs_sleep_ms(300);
-	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "usage_usec", &u0));
-	hcbs_note("window %u ms: group 20/100 ms with a FIFO hog on CPU %d and on CPU %d",
+	hcbs_note("window about %u ms: group 20/100 ms with a FIFO hog on CPU %d and on CPU %d",
 		  window_ms, HCBS_CTL_CPU, HCBS_LOAD_CPU);
-	ASSERT_EQ(0, hcbs_measure_shares(pids, 2, window_ms, share));
+	ASSERT_EQ(0, sample_hogs_idle(h, 2, c0, &t0));
+	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "usage_usec", &u0));
+	hcbs_sleep_until_ns(t0 + window_ms * HCBS_NSEC_PER_MSEC);
+	ASSERT_EQ(0, sample_hogs_idle(h, 2, c1, &t1));
 	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "usage_usec", &u1));
-	hcbs_check_share(_metadata, "group 20/100 on CPU 0", share[0], 0.2, TOL);
-	hcbs_check_share(_metadata, "group 20/100 on CPU 1", share[1], 0.2, TOL);
-	usage = (u1 - u0) / 1000.0 / window_ms;
+	/*
+	 * Neither hog ran at t0, so neither runs at the same point of their
+	 * periods a whole number of periods later: the second sample comes
+	 * at once, unless a hog's period moved.
+	 */
+	hcbs_note("between two moments when neither hog ran: %.3f ms (%u periods)",
+		  (t1 - t0) / 1e6, window_ms / 100);
+	ASSERT_GT(10 * HCBS_NSEC_PER_MSEC, t1 - t0 - window_ms * HCBS_NSEC_PER_MSEC)
+		TH_LOG("the hogs ran %.3f ms past the window's %u periods",
+		       (t1 - t0) / 1e6 - window_ms, window_ms / 100);
+	periods = window_ms / 100;
+	for (i = 0; i < 2; i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "group 20/100 on CPU %d", i ? HCBS_LOAD_CPU : HCBS_CTL_CPU);
+		share = (double)(c1[i] - c0[i]) / (double)(periods * 100 * HCBS_NSEC_PER_MSEC);
+		hcbs_check_share(_metadata, what, share, 0.2, TOL);
+	}
+	usage = (u1 - u0) / 1000.0 / (periods * 100);
 	hcbs_note("cpu.rt.stat usage over the window: %.4f CPUs (expected 0.4000)", usage);
 	EXPECT_TRUE(hcbs_values_close(usage, 0.4, 0.02));
 }
