@@ -319,17 +319,21 @@ TEST_F_TIMEOUT(sched, change_while_running, 60)
  */
 #define REWRITE_SETTLE_PERIODS	2
 
+/* @ms rounded up to whole periods of 100 ms, the period of these tests. */
+static unsigned int whole_periods_ms(unsigned int ms)
+{
+	return (ms + 99) / 100 * 100;
+}
+
 TEST_F_TIMEOUT(sched, rewrite_keeps_budget, 60)
 {
-	unsigned int window_ms = hcbs_window_ms(2000);
+	unsigned int window_ms = whole_periods_ms(hcbs_window_ms(2000));
 	uint64_t t0, c0, c1, end;
 	unsigned int writes = 0;
 	char g[PATHLEN];
 	double share;
 	pid_t pid;
 
-	/* Whole periods of 100 ms. */
-	window_ms = (window_ms + 99) / 100 * 100;
 	pid = busy_group_10_100(_metadata, &self->env, g, sizeof(g));
 	ASSERT_EQ(0, hcbs_proc_cputime_ns(pid, &c0));
 	t0 = hcbs_now_ns();
@@ -748,10 +752,6 @@ TEST_F_TIMEOUT(sched, fifo_while_throttled, 60)
 }
 
 /*
- * One group, a task on each of two CPUs: each gets Q/P of its CPU (one
- * server per CPU), and cpu.rt.stat sums both.
- */
-/*
  * Read the CPU times of the hogs @h at a moment when none of them runs
  * (their servers throttled): the time since each last ran, by its own
  * clock, is over 1 ms before and after the reads.  Between two such
@@ -785,7 +785,8 @@ static int sample_hogs_idle(struct hcbs_hog *const *h, int n, uint64_t *c, uint6
 }
 
 /*
- * One group on two CPUs: each server gives its hog 20 ms every 100 ms.
+ * One group, a task on each of two CPUs: each gets Q/P of its CPU (one
+ * server per CPU, 20 ms every 100 ms), and cpu.rt.stat sums both.
  * The test runs on CPU 0 beside one of the hogs, so it may wake up late
  * by up to a budget; the window is taken between moments when neither
  * hog runs, and holds whole periods of each (the window's length rounded
@@ -793,9 +794,10 @@ static int sample_hogs_idle(struct hcbs_hog *const *h, int n, uint64_t *c, uint6
  */
 TEST_F_TIMEOUT(sched, two_cpus, 60)
 {
-	unsigned int window_ms = (hcbs_window_ms(3000) + 99) / 100 * 100;
+	unsigned int window_ms = whole_periods_ms(hcbs_window_ms(3000));
+	uint64_t window_ns = window_ms * HCBS_NSEC_PER_MSEC;
 	struct hcbs_hog *h[2];
-	uint64_t c0[2], c1[2], t0, t1, periods;
+	uint64_t c0[2], c1[2], t0, t1;
 	long long u0, u1;
 	double share, usage;
 	char g[PATHLEN];
@@ -811,7 +813,7 @@ TEST_F_TIMEOUT(sched, two_cpus, 60)
 		  window_ms, HCBS_CTL_CPU, HCBS_LOAD_CPU);
 	ASSERT_EQ(0, sample_hogs_idle(h, 2, c0, &t0));
 	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "usage_usec", &u0));
-	hcbs_sleep_until_ns(t0 + window_ms * HCBS_NSEC_PER_MSEC);
+	hcbs_sleep_until_ns(t0 + window_ns);
 	ASSERT_EQ(0, sample_hogs_idle(h, 2, c1, &t1));
 	ASSERT_EQ(0, hcbs_cg_read_key(g, "cpu.rt.stat", "usage_usec", &u1));
 	/*
@@ -821,18 +823,17 @@ TEST_F_TIMEOUT(sched, two_cpus, 60)
 	 */
 	hcbs_note("between two moments when neither hog ran: %.3f ms (%u periods)",
 		  (t1 - t0) / 1e6, window_ms / 100);
-	ASSERT_GT(10 * HCBS_NSEC_PER_MSEC, t1 - t0 - window_ms * HCBS_NSEC_PER_MSEC)
+	ASSERT_GT(10 * HCBS_NSEC_PER_MSEC, t1 - t0 - window_ns)
 		TH_LOG("the hogs ran %.3f ms past the window's %u periods",
 		       (t1 - t0) / 1e6 - window_ms, window_ms / 100);
-	periods = window_ms / 100;
 	for (i = 0; i < 2; i++) {
 		char what[64];
 
 		snprintf(what, sizeof(what), "group 20/100 on CPU %d", i ? HCBS_LOAD_CPU : HCBS_CTL_CPU);
-		share = (double)(c1[i] - c0[i]) / (double)(periods * 100 * HCBS_NSEC_PER_MSEC);
+		share = (double)(c1[i] - c0[i]) / (double)window_ns;
 		hcbs_check_share(_metadata, what, share, 0.2, TOL);
 	}
-	usage = (u1 - u0) / 1000.0 / (periods * 100);
+	usage = (u1 - u0) / 1000.0 / window_ms;
 	hcbs_note("cpu.rt.stat usage over the window: %.4f CPUs (expected 0.4000)", usage);
 	EXPECT_TRUE(hcbs_values_close(usage, 0.4, 0.02));
 }
