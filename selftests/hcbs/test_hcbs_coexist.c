@@ -418,9 +418,9 @@ static int set_cpu(int cpu, const cpu_set_t *all)
 }
 
 /*
- * Each round: pinned to the load CPU, where it runs only once the server
- * there throttles (80 ms into its 100 ms period); then unpinned, a job of
- * WAKE_WORK_NS released 27 to 96 ms later, while the server runs, which
+ * Each round: pinned to the load CPU (where it waits for the server's
+ * throttle, 80 ms into its 100 ms period, if the group's hog runs there);
+ * then unpinned, a job of WAKE_WORK_NS released 27 to 96 ms later, which
  * wakes with the load CPU as its previous CPU.
  */
 static void wake_measured(struct wake_shm *shm, uint64_t end_ns)
