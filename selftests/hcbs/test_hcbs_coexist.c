@@ -408,15 +408,6 @@ static void spin_cpu_ns(uint64_t ns)
 		;
 }
 
-static int set_cpu(int cpu, const cpu_set_t *all)
-{
-	cpu_set_t one;
-
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	return sched_setaffinity(0, sizeof(cpu_set_t), cpu >= 0 ? &one : all) ? errno : 0;
-}
-
 /*
  * Each round: pinned to the load CPU (where it waits for the server's
  * throttle, 80 ms into its 100 ms period, if the group's hog runs there);
@@ -425,20 +416,16 @@ static int set_cpu(int cpu, const cpu_set_t *all)
  */
 static void wake_measured(struct wake_shm *shm, uint64_t end_ns)
 {
-	cpu_set_t all;
 	int err = 0;
 
-	CPU_ZERO(&all);
-	CPU_SET(HCBS_CTL_CPU, &all);
-	CPU_SET(HCBS_LOAD_CPU, &all);
 	for (int r = 0; r < WAKE_ROUNDS && hcbs_now_ns() < end_ns; r++) {
 		uint64_t release;
 
-		err = set_cpu(HCBS_LOAD_CPU, &all);
+		err = -hcbs_pin_cpu(0, HCBS_LOAD_CPU);
 		if (err)
 			break;
 		spin_cpu_ns(WAKE_WORK_NS / 2);
-		err = set_cpu(-1, &all);
+		err = -hcbs_unpin(0);
 		if (err)
 			break;
 		release = hcbs_now_ns() + WAKE_PHASE_NS +
