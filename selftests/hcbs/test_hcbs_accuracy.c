@@ -338,9 +338,9 @@ TEST_F_TIMEOUT(sched, change_while_running, 60)
  * than its bandwidth.  (Opening a new period on every write did, and so
  * did pulling in a deadline that an overrun had pushed more than a period
  * away.)  The writes run on another CPU and throttle the server from
- * there: the hog runs on until its CPU takes the resched IPI, which an
- * emulator delivers when it next runs that vCPU (milliseconds later on
- * the virtual clock); the overrun is owed and paid in the next periods.
+ * there: the hog runs on until its CPU takes the resched IPI (stock
+ * QEMU's virtual clock delivered it milliseconds later, when it next ran
+ * that vCPU); the overrun is owed and paid in the next periods.
  * So the share is taken over whole periods, the last ones without
  * writes, in which what is still owed at the end of the writes is paid.
  */
