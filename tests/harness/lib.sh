@@ -34,7 +34,7 @@ expect_in() {
 }
 
 # need_kernel: skip unless the kernel image of the flavour under test
-# ($HCBS_FLAVOUR, which scripts/run-tests sets; default qemu) is built
+# ($HCBS_FLAVOUR, which scripts/run-tests sets; default qemu, vm-run's) is built
 need_kernel() {
 	HARNESS_KERNEL=$("$HARNESS_ROOT/scripts/build-kernel" --flavour "${HCBS_FLAVOUR:-qemu}" --print-dir)/arch/x86/boot/bzImage
 	[ -f "$HARNESS_KERNEL" ] || skip "no kernel image at $HARNESS_KERNEL (run scripts/build-kernel)"
