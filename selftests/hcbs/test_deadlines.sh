@@ -13,6 +13,7 @@
 # preemption of a vCPU becomes lateness, and the test skips.
 set -u
 . "$(dirname "$0")/../probes/probes_lib.sh"
+. "$(dirname "$0")/periodic_set.sh"
 G=$CGROOT/hcbs-deadlines RUNS=3 JOBS=2500
 
 echo "TAP version 13"
@@ -24,30 +25,5 @@ grep -qw cpu $CGROOT/cgroup.subtree_control || echo +cpu >$CGROOT/cgroup.subtree
 mkdir $G && cgroups+=("$G")
 check "group at 1.2/2 ms" sh -c "echo '1200 2000' >$G/cpu.rt.max" || finish
 
-stat() { sed -n "s/^$1 //p" $G/cpu.rt.stat; }
-for run in $(seq $RUNS); do
-	th0=$(stat nr_throttled)
-	echo $$ >$G/cgroup.procs
-	$PERIODIC -T 2000 -C 300 -n $JOBS -r 50 -a 0 -N dl-a -l "$HCBS_TMP/a.$run" -w "$HCBS_TMP/go.$run" & a=$!
-	$PERIODIC -T 2000 -C 300 -n $JOBS -r 49 -a 0 -N dl-b -l "$HCBS_TMP/b.$run" -w "$HCBS_TMP/go.$run" & b=$!
-	echo $$ >$CGROOT/cgroup.procs
-	sleep 0.2
-	touch "$HCBS_TMP/go.$run"
-	wait $a; ra=$?
-	wait $b; rb=$?
-	if [ $ra != 0 ] || [ $rb != 0 ]; then
-		fail "run $run: periodic exited $ra and $rb"
-		continue
-	fi
-	ma=$(awk '/^# jobs/ { print $5 }' "$HCBS_TMP/a.$run") mb=$(awk '/^# jobs/ { print $5 }' "$HCBS_TMP/b.$run")
-	worst=$(awk '!/^#/ && $5 > w { w = $5 } END { printf "%.3f", w / 1e6 }' "$HCBS_TMP/a.$run" "$HCBS_TMP/b.$run")
-	echo "# run $run: FIFO 50 missed $ma of $JOBS, FIFO 49 missed $mb of $JOBS; worst response $worst ms of 2 ms; server throttled $(($(stat nr_throttled) - th0)) times"
-	awk '$6 == 1 { printf "# missed: job %d released at %.6f s, response %.3f ms\n", $1, $2 / 1e9, $5 / 1e6 }' \
-		"$HCBS_TMP/a.$run" "$HCBS_TMP/b.$run" | head -5
-	if [ "$ma" = 0 ] && [ "$mb" = 0 ]; then
-		ok "run $run: no deadline missed of $((2 * JOBS))"
-	else
-		fail "run $run: $((ma + mb)) of $((2 * JOBS)) deadlines missed"
-	fi
-done
+periodic_set_runs "$G" $RUNS $JOBS 50@0 49@0
 finish

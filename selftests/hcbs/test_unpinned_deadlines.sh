@@ -15,6 +15,7 @@
 # this set missed 1-2 of 10 000 jobs in half the runs from that alone.
 set -u
 . "$(dirname "$0")/../probes/probes_lib.sh"
+. "$(dirname "$0")/periodic_set.sh"
 G=$CGROOT/hcbs-unpinned RUNS=2 JOBS=2500 PRIOS="50 49 48 47"
 
 echo "TAP version 13"
@@ -30,34 +31,5 @@ done
 mkdir $G && cgroups+=("$G")
 check "group at 1.2/2 ms on every CPU" sh -c "echo '1200 2000' >$G/cpu.rt.max" || finish
 
-stat() { sed -n "s/^$1 //p" $G/cpu.rt.stat; }
-for run in $(seq $RUNS); do
-	th0=$(stat nr_throttled)
-	echo $$ >$G/cgroup.procs
-	pids=()
-	for r in $PRIOS; do
-		$PERIODIC -T 2000 -C 300 -n $JOBS -r $r -N un$r -l "$HCBS_TMP/u$r.$run" -w "$HCBS_TMP/go.$run" &
-		pids+=($!)
-	done
-	echo $$ >$CGROOT/cgroup.procs
-	sleep 0.3
-	touch "$HCBS_TMP/go.$run"
-	bad=0
-	for p in "${pids[@]}"; do wait "$p" || bad=1; done
-	if [ $bad != 0 ]; then
-		fail "run $run: periodic exited with an error"
-		continue
-	fi
-	missed=0
-	for r in $PRIOS; do missed=$((missed + $(awk '/^# jobs/ { print $5 }' "$HCBS_TMP/u$r.$run"))); done
-	worst=$(awk '!/^#/ && $5 > w { w = $5 } END { printf "%.3f", w / 1e6 }' "$HCBS_TMP"/u*."$run")
-	echo "# run $run: missed $missed of $((4 * JOBS)); worst response $worst ms of 2 ms; server throttled $(($(stat nr_throttled) - th0)) times"
-	awk '$6 == 1 { printf "# missed: job %d released at %.6f s, response %.3f ms\n", $1, $2 / 1e9, $5 / 1e6 }' \
-		"$HCBS_TMP"/u*."$run" | head -5
-	if [ "$missed" = 0 ]; then
-		ok "run $run: no deadline missed of $((4 * JOBS))"
-	else
-		fail "run $run: $missed of $((4 * JOBS)) deadlines missed"
-	fi
-done
+periodic_set_runs "$G" $RUNS $JOBS $PRIOS
 finish
