@@ -6,6 +6,18 @@
 # jobs each, all tasks released together; each run is one TAP line,
 # passed when no job of any task missed its deadline (the end of its
 # period).  Source after probes_lib.sh.
+
+# periodic_set_start: the TAP header, and a skip where the test cannot run
+# (a timing test skips on the host's clock under TCG: KSFT_MACHINE_SLOW)
+periodic_set_start() {
+	echo "TAP version 13"
+	[ -n "${KSFT_MACHINE_SLOW:-}" ] &&
+		skip "timing on a slow machine (KSFT_MACHINE_SLOW): the host's clock under TCG; run on the virtual clock"
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	check "periodic is built ($PERIODIC)" test -x "$PERIODIC" || finish
+	grep -qw cpu "$CGROOT/cgroup.subtree_control" || echo +cpu >"$CGROOT/cgroup.subtree_control"
+}
+
 periodic_set_runs() {
 	local g=$1 runs=$2 jobs=$3 run t prio pin th0 bad missed worst pids logs
 	shift 3

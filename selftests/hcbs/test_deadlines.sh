@@ -16,12 +16,7 @@ set -u
 . "$(dirname "$0")/periodic_set.sh"
 G=$CGROOT/hcbs-deadlines RUNS=3 JOBS=2500
 
-echo "TAP version 13"
-[ -n "${KSFT_MACHINE_SLOW:-}" ] &&
-	skip "timing on a slow machine (KSFT_MACHINE_SLOW): the host's clock under TCG; run on the virtual clock"
-[ "$(id -u)" = 0 ] || skip "needs root"
-check "periodic is built ($PERIODIC)" test -x "$PERIODIC" || finish
-grep -qw cpu $CGROOT/cgroup.subtree_control || echo +cpu >$CGROOT/cgroup.subtree_control
+periodic_set_start
 mkdir $G && cgroups+=("$G")
 check "group at 1.2/2 ms" sh -c "echo '1200 2000' >$G/cpu.rt.max" || finish
 

@@ -18,12 +18,7 @@ set -u
 . "$(dirname "$0")/periodic_set.sh"
 G=$CGROOT/hcbs-unpinned RUNS=2 JOBS=2500 PRIOS="50 49 48 47"
 
-echo "TAP version 13"
-[ -n "${KSFT_MACHINE_SLOW:-}" ] &&
-	skip "timing on a slow machine (KSFT_MACHINE_SLOW): the host's clock under TCG; run on the virtual clock"
-[ "$(id -u)" = 0 ] || skip "needs root"
-check "periodic is built ($PERIODIC)" test -x "$PERIODIC" || finish
-grep -qw cpu $CGROOT/cgroup.subtree_control || echo +cpu >$CGROOT/cgroup.subtree_control
+periodic_set_start
 for i in $(seq 16); do
 	mkdir $CGROOT/hcbs-unpinned-idle$i && cgroups+=("$CGROOT/hcbs-unpinned-idle$i")
 	echo "100 100000" >$CGROOT/hcbs-unpinned-idle$i/cpu.rt.max || { fail "idle group $i at 100 us / 100 ms"; finish; }
