@@ -27,18 +27,16 @@ q=$(sed -n 's/^runtime_us=//p' "$C/hcbs-idle/run.txt")
 grep -q "^vbbu1.cpu.rt.max=$q 2500$" "$C/hcbs-idle/run.txt" && grep -q '^flood=vbbu: flood on vbh0: [1-9]' "$C/hcbs-kernel/run.txt" &&
 	json_has "$C/sizing.json" "d['containers']['vbbu1']['reserved_us'] == $q"
 ok $? "guest/cloudran: the sized reservation set (${q:-?}us/2500us), the flood sent frames"
-# The global-FP balancing of the fully reserved vbbu1: before kernel patches
-# 31-32 its ru-thread moved about 7 times a subframe between servers that
-# EDF had preempted (10 s runs under TCG); with them about 0.5-2.  Limit 4.5.
-# A balance runs in an irq_work on the CPU: one raised in vain is an
-# interrupt that moves nothing.  The interrupts are counted against the
-# moves of both vBBUs' threads, not per second: how often global FP must
-# move a task is set by the reservations sized in this run (vbbu2 gets what
-# is left, 0.3 ms of 2.5 ms in some runs, and its ru-thread then hops
-# between its servers' budgets 4-12 times a subframe), and the rate so
-# followed the sizing from 1400 to 2400 a second with the same kernel.
-# Traced 2026-11-28: 3874 balances moved 3134 tasks; 1.31 and 1.32
-# interrupts a move.  Limit: 2 a move, plus 300 a second for the rest.
+# The global-FP balancing of the fully reserved vbbu1: its ru-thread once
+# moved about 7 times a subframe between servers that EDF had preempted
+# (10 s runs under TCG); a server now takes a task only if EDF runs it, and
+# the ru-thread moves 1-2 times a subframe.  Limit 4.5.
+# The balancing is the RT class's push and pull, run where the scheduler
+# already is (the pick, the wake-up, the replenishment timer): it raises
+# no interrupt of its own; a balancer run from an irq_work raises several
+# a subframe here (5.9-8.3 measured with one, virtual clock, 2026-12-07).
+# What is left is the root's RT push IPI and the kernel's other users:
+# limit 1 irq_work interrupt a subframe.
 python3 - "$C/hcbs-idle" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -50,15 +48,11 @@ def iwi(f):
         if p and p[0] == "IWI:":
             return sum(int(x) for x in p[1:] if x.isdigit())
     return 0
-secs = float(dict(l.strip().split("=", 1) for l in open(f"{d}/run.txt") if "=" in l)["duration"])
 n = iwi(f"{d}/interrupts.after") - iwi(f"{d}/interrupts.before")
-migr = sum(t.get("migrations") or 0 for c in ("vbbu1", "vbbu2")
-           for t in json.load(open(f"{d}/{c}.json"))["switches"].values())
-limit = 2 * migr + 300 * secs
+per = n / v["subframes"]
 print(f"# hcbs-idle: vbbu1's ru-thread {moves:.2f} moves a subframe (limit 4.5); "
-      f"{n / secs:.0f} irq_work interrupts/s for {migr / secs:.0f} moves/s of the vBBUs' threads, "
-      f"{n / max(migr, 1):.2f} a move (limit {limit / secs:.0f}/s: 2 a move + 300/s)")
-sys.exit(0 if moves <= 4.5 and n <= limit else 1)
+      f"{n} irq_work interrupts in {v['subframes']} subframes, {per:.2f} a subframe (limit 1)")
+sys.exit(0 if moves <= 4.5 and per <= 1 else 1)
 PY
-ok $? "guest/cloudran: vbbu1's ru-thread is not moved back and forth, the balancing is not raised in vain"
+ok $? "guest/cloudran: vbbu1's ru-thread is not moved back and forth, the balancing raises no interrupt"
 finish
