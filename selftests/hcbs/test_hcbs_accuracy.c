@@ -568,7 +568,7 @@ TEST_F_TIMEOUT(sched, global_two_groups, 60)
  * has about four moves: the allowance is 0.06 there, for emulation only.
  * FIFO 10 may run only while a move is under way: at most 0.01 (1 ms a
  * period).  Measured 0.0003 at most under TCG; 0.02 to 0.05 when two
- * servers replenished together pulled each other's next task (patch 0037).
+ * servers replenished together pulled each other's next task (patch 0036).
  */
 TEST_F_TIMEOUT(sched, global_priorities, 60)
 {

@@ -304,7 +304,7 @@ static void check_root_share(struct doctor *d)
 		report(d, "root-share", ST_FAIL, "write a valid share: hcbsctl --cgroup ROOT set Q/P, or unset",
 		       "%s", d->free_err);
 	} else if (s->abi == HCBS_ABI_NONE) {
-		report(d, "root-share", ST_WARN, "boot an hcbs kernel with the root share (patch 0027)",
+		report(d, "root-share", ST_WARN, "boot an hcbs kernel with the root share (patch 0026)",
 		       "this kernel has no cpu.rt.max on the root: top-level reservations take from the global limit");
 	} else if (!d->f.share_set) {
 		report(d, "root-share", ST_WARN, fix,
