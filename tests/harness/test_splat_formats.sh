@@ -76,7 +76,19 @@ splat slub_tainted '[    9.100000] BUG kmalloc-1k (Tainted: G        W         )
 splat kasan '[    8.000001] BUG: KASAN: slab-use-after-free in dl_server_stop+0x2c/0x80' \
 	'[    8.000002] Read of size 8 at addr ffff888003a4b2c8 by task test_hcbs_fuzz/512'
 splat ubsan '[    8.000000] UBSAN: shift-out-of-bounds in kernel/sched/rt.c:321:12'
+splat double_fault '[  100.674100] Oops: double fault: 0000 [#1] PREEMPT SMP NOPTI' \
+	'[  100.674110] CPU: 1 UID: 0 PID: 812 Comm: bash Not tainted 6.12.118-hcbs #1' \
+	'[  100.674120] RIP: 0010:kmem_cache_alloc_lru_noprof+0x5a/0x3a0' \
+	'[  100.674224] Call Trace:' '[  100.674226]  <TASK>' '[  100.674236]  __d_alloc+0x2b/0x260' \
+	'[  100.674785] Kernel panic - not syncing: Fatal exception in interrupt'
 diag "$n report formats: each fails the run (exit 125) and is named"
+
+# A report that keeps only the end of vm-run's output still says where
+# the guest died: the first splat's CPU, task and RIP, next to the verdict.
+tail -4 double_fault.log.out | grep -qF 'vm-run: first splat: CPU: 1 UID: 0 PID: 812 Comm: bash' &&
+	tail -4 double_fault.log.out | grep -qF 'vm-run: first splat: RIP: 0010:kmem_cache_alloc_lru_noprof+0x5a/0x3a0' ||
+	{ sed 's/^/# | /' double_fault.log.out; fail "the verdict's last lines do not name the first splat's task and RIP"; }
+diag "the verdict's last lines name the first splat's CPU, task and RIP"
 
 # ---- not splats
 clean() {	# NAME: the log NAME.log must scan clean
