@@ -743,44 +743,73 @@ static void check_lxc_hook(struct doctor *d)
 		       paths[0]);
 }
 
+/*
+ * The hook podman and CRI-O would run: hcbs.json in the hooks
+ * directories, where a file in /etc masks the same name in /usr/share
+ * (oci-hooks(5)), and the directory we were installed to (another
+ * prefix) last.  Their hook loader refuses a file that is not JSON, not
+ * version 1.0.0, or without a stage; jansson and Go both keep the last of
+ * duplicate keys, so a duplicate runs but is reported as the typo it is.
+ */
 static void check_oci_hook(struct doctor *d)
 {
 	static const char *const dirs[] = {
-		HCBS_OCI_HOOKS_DIR, "/usr/share/containers/oci/hooks.d",
-		"/etc/containers/oci/hooks.d",
+		"/etc/containers/oci/hooks.d", "/usr/share/containers/oci/hooks.d",
+		HCBS_OCI_HOOKS_DIR,
 	};
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		char file[PATH_MAX], p[PATH_MAX + 16], *text;
-		const char *hook;
-		json_t *root, *h;
+		const char *hook, *version;
+		json_error_t err;
+		json_t *root, *stages, *strict = NULL;
 
 		snprintf(file, sizeof(file), "%s/hcbs.json", dirs[i]);
 		text = slurp(d, file);
 		if (!text)
 			continue;
-		root = json_loads(text, 0, NULL);
-		free(text);
-		h = json_object_get(json_object_get(root, "hook"), "path");
-		hook = json_string_value(h);
-		if (!hook) {
+		root = json_loads(text, 0, &err);
+		if (!root) {
+			free(text);
+			report(d, "oci-hook", ST_FAIL, "reinstall hcbs-tools, or fix the file",
+			       "%s is not JSON (line %d: %s): podman and CRI-O cannot load the hook",
+			       file, err.line, err.text);
+			return;
+		}
+		hook = json_string_value(json_object_get(json_object_get(root, "hook"), "path"));
+		version = json_string_value(json_object_get(root, "version"));
+		stages = json_object_get(root, "stages");
+		if (!version || strcmp(version, "1.0.0")) {
+			report(d, "oci-hook", ST_FAIL, "reinstall hcbs-tools",
+			       "%s has version %s, not \"1.0.0\": podman and CRI-O cannot load the hook",
+			       file, version ? version : "(none)");
+		} else if (!hook) {
 			report(d, "oci-hook", ST_FAIL, "reinstall hcbs-tools",
 			       "%s has no hook.path: podman and CRI-O cannot run the hook", file);
 		} else if (access(at_root(d, hook, p, sizeof(p)), X_OK)) {
 			report(d, "oci-hook", ST_FAIL, "reinstall hcbs-tools, or fix hook.path",
 			       "%s runs %s, which is not an executable file: podman and CRI-O refuse annotated containers",
 			       file, hook);
+		} else if (!json_is_array(stages) || !json_array_size(stages)) {
+			report(d, "oci-hook", ST_FAIL, "reinstall hcbs-tools",
+			       "%s names no stage (\"stages\": [\"createRuntime\"]): the hook never runs", file);
+		} else if (!(strict = json_loads(text, JSON_REJECT_DUPLICATES, &err))) {
+			d->oci_hook = true;
+			report(d, "oci-hook", ST_WARN, "remove the duplicate key",
+			       "%s: line %d: %s: podman and CRI-O keep the last one", file, err.line, err.text);
 		} else {
 			d->oci_hook = true;
 			report(d, "oci-hook", ST_OK, NULL, "%s runs %s for containers annotated hcbs.reservation or hcbs.taskset",
 			       file, hook);
 		}
+		free(text);
+		json_decref(strict);
 		json_decref(root);
 		return;
 	}
 	report(d, "oci-hook", ST_WARN, "install hcbs-tools (or meson install -Doci_hooks_dir=/etc/containers/oci/hooks.d)",
-	       "not installed (no hcbs.json in %s, /usr/share/containers/oci/hooks.d or /etc/containers/oci/hooks.d): podman and CRI-O ignore hcbs annotations",
-	       dirs[0]);
+	       "not installed (no hcbs.json in /etc/containers/oci/hooks.d, /usr/share/containers/oci/hooks.d or %s): podman and CRI-O ignore hcbs annotations",
+	       dirs[2]);
 }
 
 static void check_oci_policy(struct doctor *d)
