@@ -10,6 +10,7 @@
 # module), in throwaway directories, from the cached source tree as it is.
 # Debian's linux-config-6.12 of 6.12.118 turned SYSTEM_REVOCATION_LIST
 # off, and the flavour's fragment, which set its file name, failed there.
+# harness-timeout: 1200
 . "$(dirname "$0")/lib.sh"
 
 src=$("$HARNESS_ROOT/scripts/kernel-dev" tree)
