@@ -41,6 +41,7 @@ for f in /usr/bin/hcbsctl /usr/bin/hcbstrace \
 	 /usr/share/doc/hcbs-tools/copyright \
 	 /usr/share/doc/hcbs-tools/examples/example.conf \
 	 /usr/libexec/hcbs/hcbs-root-share /lib/systemd/system/hcbs-root-share.service \
+	 /lib/systemd/system/system.slice.d/hcbs-cpu-controller.conf \
 	 /usr/share/man/man8/hcbs-root-share.8.gz \
 	 /usr/share/doc/hcbs-tools/examples/root-share.example \
 	 /usr/share/doc/hcbs-tools/examples/oci-hook.conf; do

@@ -138,7 +138,7 @@ put /proc/self/mountinfo "30 20 0:26 / $CG rw,nosuid - cgroup2 cgroup2 rw"
 echo "cpuset memory pids" >"$CG/cgroup.subtree_control"
 expect cpu-controller fail 9 "cpu not in the root's subtree_control"
 run 9 D doctor
-grep -q "fix: echo +cpu > $CG/cgroup.subtree_control$" "$T/out"
+grep -q "fix: echo +cpu > $CG/cgroup.subtree_control; under systemd, which takes that away, install hcbs-tools' system.slice.d/hcbs-cpu-controller.conf and run systemctl daemon-reload$" "$T/out"
 ok $? "the fix names the file"
 echo "cpuset cpu memory pids" >"$CG/cgroup.subtree_control"
 echo "cpuset cpu" >"$CG/cgroup.controllers"; sed -i 's/ cpu$//' "$CG/cgroup.controllers"

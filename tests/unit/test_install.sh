@@ -37,6 +37,9 @@ if [ "$UNITDIR" != no ]; then
 	u=$D$(abs "$UNITDIR")/hcbs-root-share.service
 	[ -f "$u" ] && grep -qx "ExecStart=$(abs "$LIBEXECDIR")/hcbs/hcbs-root-share" "$u"
 	ok $? "the unit, running the installed helper: ${u#"$D"}"
+	c=$D$(abs "$UNITDIR")/system.slice.d/hcbs-cpu-controller.conf
+	[ -f "$c" ] && grep -qx 'CPUWeight=100' "$c"
+	ok $? "the drop-in that keeps the cpu controller on: ${c#"$D"}"
 fi
 
 # Every page of docs/ is installed (the probes' pages only with them).

@@ -232,7 +232,7 @@ static const char *const container_parents[] = { "lxc.payload", "machine.slice",
 
 static void check_cpu_controller(struct doctor *d)
 {
-	char fix[PATH_MAX + 96], found[768] = "", *text = NULL;
+	char fix[PATH_MAX + 224], found[768] = "", *text = NULL;
 	size_t used = 0;
 	bool missing = false;
 
@@ -257,7 +257,10 @@ static void check_cpu_controller(struct doctor *d)
 	if (hcbs_cgroup_read(d->cgroot, "cgroup.subtree_control", &text, NULL, 0) ||
 	    !has_word(text, "cpu")) {
 		free(text);
-		snprintf(fix, sizeof(fix), "echo +cpu > %s/cgroup.subtree_control", d->cgroot);
+		/* systemd disables a controller no unit asks for (docs/install.md) */
+		snprintf(fix, sizeof(fix),
+			 "echo +cpu > %s/cgroup.subtree_control; under systemd, which takes that away, install hcbs-tools' system.slice.d/hcbs-cpu-controller.conf and run systemctl daemon-reload",
+			 d->cgroot);
 		report(d, "cpu-controller", ST_FAIL, fix,
 		       "cpu is not in %s/cgroup.subtree_control: no group below the root has cpu.rt.max",
 		       d->cgroot);
