@@ -21,7 +21,7 @@
 # quiet); the allowances and the median cover that.  The worst single
 # wake-up is printed, not compared: one event landing on one of the
 # 2000 wake-ups sets it (114 us quiet against 26 us loaded once).
-# harness-timeout: 900
+# harness-timeout: 1800
 . "$(dirname "$0")/lib.sh"
 need_kernel
 command -v cyclictest >/dev/null || skip "cyclictest is not installed (rt-tests; run scripts/install-deps)"
@@ -65,7 +65,7 @@ for r in 1 2 3; do
 done
 GUEST
 boot() {
-	"$HARNESS_ROOT/scripts/vm-run" --clock virtual --timeout 600 --log "$HARNESS_TMP/$1.console" \
+	"$HARNESS_ROOT/scripts/vm-run" --clock virtual --timeout 900 --log "$HARNESS_TMP/$1.console" \
 		-- bash "$HARNESS_TMP/guest.sh" >"$HARNESS_TMP/$1.out" 2>&1
 }
 get() { sed -n "s/^$2=//p" "$HARNESS_TMP/$1.out" | tr -d '\r' | tail -1; }

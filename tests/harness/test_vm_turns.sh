@@ -13,7 +13,7 @@
 # deadline) averaged 0.7-1.5 ms with single wake-ups of 14-27 ms
 # (docs/testing.md).  The stock QEMU's figures are printed beside, for the
 # record, and not checked.
-# harness-timeout: 600
+# harness-timeout: 1200
 . "$(dirname "$0")/lib.sh"
 need_kernel
 command -v cyclictest >/dev/null || skip "cyclictest is not installed (rt-tests; run scripts/install-deps)"
@@ -47,7 +47,7 @@ kill $busy $busy1; wait $busy $busy1 2>/dev/null
 exit 0
 GUEST
 boot() {
-	"$HARNESS_ROOT/scripts/vm-run" --clock virtual "${@:2}" --timeout 300 --log "$HARNESS_TMP/$1.console" \
+	"$HARNESS_ROOT/scripts/vm-run" --clock virtual "${@:2}" --timeout 600 --log "$HARNESS_TMP/$1.console" \
 		-- bash "$HARNESS_TMP/guest.sh" >"$HARNESS_TMP/$1.out" 2>&1
 }
 get() { sed -n "s/^$2=//p" "$HARNESS_TMP/$1.out" | tr -d '\r' | tail -1; }
